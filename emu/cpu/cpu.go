@@ -1,0 +1,315 @@
+// Package cpu is an RV64IMA user-mode interpreter (plus the Zicsr counter
+// reads, fence and fence.i) over emu/mem.
+//
+// The CPU knows nothing of threads or exploration: it runs one register file
+// until something needs the kernel's attention and returns a Stop saying why
+// (an ecall, a breakpoint, a fault, an illegal instruction, the step limit).
+// The kernel swaps register files to switch threads.
+//
+// Speed comes from three caches, all invalidated by mem.Memory.Gen:
+//   - decoded code pages, keyed by the (immutable, non-writable) page object,
+//     so restoring a snapshot keeps them;
+//   - a direct-mapped read TLB and write TLB of page pointers; the write TLB
+//     only holds pages the memory's current epoch owns (see emu/mem M1);
+//   - the current code page.
+//
+// Pages marked mem.PermWatch (the heap) never enter the TLBs: every guest
+// access to them is checked by the Watcher first.
+//
+// Determinism: nothing here reads the host clock or depends on map order;
+// the counters (cycle, time, instret) are functions of the instruction count.
+package cpu
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"landslide/emu/mem"
+)
+
+// StopReason says why Run returned.
+type StopReason uint8
+
+// Stop reasons.
+const (
+	StopLimit      StopReason = iota // the step limit was reached
+	StopEcall                        // PC is at an ecall, already counted; the kernel advances PC
+	StopEbreak                       // PC is at an ebreak
+	StopBreakpoint                   // PC is at a breakpoint, not yet executed
+	StopFault                        // a load, store or fetch faulted; PC at the instruction
+	StopIllegal                      // illegal instruction at PC
+	StopMisaligned                   // misaligned atomic, or jump to a misaligned target
+	StopWatch                        // the Watcher rejected an access; PC at the instruction
+)
+
+var stopNames = [...]string{"limit", "ecall", "ebreak", "breakpoint", "fault", "illegal", "misaligned", "watch"}
+
+func (r StopReason) String() string {
+	if int(r) < len(stopNames) {
+		return stopNames[r]
+	}
+	return fmt.Sprintf("stop%d", r)
+}
+
+// Stop is the result of Run.
+type Stop struct {
+	Reason StopReason
+	PC     uint64
+	// Fault is set for StopFault.
+	Fault *mem.Fault
+	// Inst is the instruction at PC for StopIllegal and StopMisaligned.
+	Inst Inst
+	// Addr, Size and Write describe the access for StopWatch and
+	// StopMisaligned (Addr is the jump target for a misaligned jump).
+	Addr  uint64
+	Size  uint8
+	Write bool
+}
+
+// Tracker observes every successful guest memory access (when set).
+type Tracker interface {
+	Access(addr uint64, size uint8, write, atomic bool, pc uint64)
+}
+
+// Watcher checks guest accesses to pages marked mem.PermWatch; it returns
+// false to stop the CPU before the access takes effect.
+type Watcher interface {
+	Check(addr uint64, size uint8, write bool, pc uint64) bool
+}
+
+const tlbSize = 64
+
+type tlbEntry struct {
+	vpn  uint64
+	page *mem.Page
+}
+
+type codePage struct {
+	vpn   uint64
+	insts [mem.PageSize / 4]Inst
+}
+
+// CPU is one RV64 hart's state plus the caches. Not safe for concurrent use.
+type CPU struct {
+	// X holds x0..x31; X[32] absorbs writes to x0.
+	X  [33]uint64
+	PC uint64
+	// Instret counts every instruction retired since the machine started.
+	Instret uint64
+
+	Mem     *mem.Memory
+	Tracker Tracker // nil: no access tracking
+	Watcher Watcher // required if any page is PermWatch
+
+	resValid bool
+	resAddr  uint64
+	resVal   uint64
+
+	// resume makes the next Run execute a breakpointed instruction at PC.
+	resume bool
+
+	gen     uint64
+	rtlb    [tlbSize]tlbEntry
+	wtlb    [tlbSize]tlbEntry
+	codeVPN uint64
+	code    *codePage
+	codes   map[*mem.Page]*codePage
+	bps     map[uint64]bool
+	scratch codePage // for executing from writable pages (no caching)
+
+	pending Stop
+}
+
+// New returns a CPU over m with all registers zero.
+func New(m *mem.Memory) *CPU {
+	c := &CPU{Mem: m, codes: map[*mem.Page]*codePage{}, bps: map[uint64]bool{}}
+	c.flush()
+	return c
+}
+
+func (c *CPU) flush() {
+	c.gen = c.Mem.Gen
+	for i := range c.rtlb {
+		c.rtlb[i].vpn = ^uint64(0)
+		c.wtlb[i].vpn = ^uint64(0)
+	}
+	c.codeVPN = ^uint64(0)
+	c.code = nil
+}
+
+// ClearReservation drops any LR reservation (the kernel calls it on every
+// context switch, as Linux does, so an SC after a switch fails).
+func (c *CPU) ClearReservation() { c.resValid = false }
+
+// ResumeFromBreakpoint makes the next Run execute the instruction at PC even
+// if a breakpoint sits on it.
+func (c *CPU) ResumeFromBreakpoint() { c.resume = true }
+
+// SetBreakpoint makes Run stop before executing the instruction at pc.
+// Breakpoints are never removed: the kernel decides what a hit means.
+func (c *CPU) SetBreakpoint(pc uint64) {
+	if c.bps[pc] {
+		return
+	}
+	c.bps[pc] = true
+	for _, cp := range c.codes {
+		if cp.vpn == pc>>mem.PageShift {
+			cp.insts[(pc&mem.PageMask)>>2].Brk = true
+		}
+	}
+}
+
+// HasBreakpoint reports whether SetBreakpoint(pc) was called.
+func (c *CPU) HasBreakpoint(pc uint64) bool { return c.bps[pc] }
+
+// Fetch decodes the instruction at pc (for reports), ignoring permissions.
+func (c *CPU) Fetch(pc uint64) (Inst, bool) {
+	w, ok := c.Mem.Read32(pc)
+	if !ok {
+		return Inst{}, false
+	}
+	return Decode(w), true
+}
+
+// refill makes c.code the decoded page holding pc.
+func (c *CPU) refill(pc uint64) bool {
+	p, perm, ok := c.Mem.ReadPage(pc)
+	if !ok || perm&mem.PermX == 0 {
+		c.pending = Stop{Reason: StopFault, PC: pc, Fault: &mem.Fault{Addr: pc, Exec: true, Mapped: ok, Perm: perm}}
+		return false
+	}
+	vpn := pc >> mem.PageShift
+	if perm&mem.PermW != 0 {
+		// Writable code: decode just this instruction, and force a refill
+		// for the next one so stores are always seen.
+		off := pc & mem.PageMask
+		in := Decode(binary.LittleEndian.Uint32(p.Data[off:]))
+		in.Brk = c.bps[pc]
+		c.scratch.insts[off>>2] = in
+		c.code, c.codeVPN = &c.scratch, ^uint64(0)
+		return true
+	}
+	cp := c.codes[p]
+	if cp == nil {
+		cp = &codePage{vpn: vpn}
+		for i := range cp.insts {
+			cp.insts[i] = Decode(binary.LittleEndian.Uint32(p.Data[i*4:]))
+			cp.insts[i].Brk = c.bps[vpn<<mem.PageShift|uint64(i*4)]
+		}
+		c.codes[p] = cp
+	}
+	c.code, c.codeVPN = cp, vpn
+	return true
+}
+
+func le(b []byte, size uint64) uint64 {
+	switch size {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b))
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+func putLE(b []byte, size, v uint64) {
+	switch size {
+	case 1:
+		b[0] = byte(v)
+	case 2:
+		binary.LittleEndian.PutUint16(b, uint16(v))
+	case 4:
+		binary.LittleEndian.PutUint32(b, uint32(v))
+	default:
+		binary.LittleEndian.PutUint64(b, v)
+	}
+}
+
+// load reads size bytes at addr; on failure it sets c.pending and returns
+// false.
+func (c *CPU) load(addr, size, pc uint64) (uint64, bool) {
+	off := addr & mem.PageMask
+	e := &c.rtlb[(addr>>mem.PageShift)&(tlbSize-1)]
+	if e.vpn == addr>>mem.PageShift && off <= mem.PageSize-size {
+		return le(e.page.Data[off:], size), true
+	}
+	return c.loadSlow(addr, size, pc)
+}
+
+func (c *CPU) loadSlow(addr, size, pc uint64) (uint64, bool) {
+	var buf [8]byte
+	for i := uint64(0); i < size; {
+		a := addr + i
+		p, perm, ok := c.Mem.ReadPage(a)
+		if !ok || perm&mem.PermR == 0 {
+			c.pending = Stop{Reason: StopFault, PC: pc, Fault: &mem.Fault{Addr: a, Mapped: ok, Perm: perm}}
+			return 0, false
+		}
+		if perm&mem.PermWatch != 0 {
+			if !c.Watcher.Check(addr, uint8(size), false, pc) {
+				c.pending = Stop{Reason: StopWatch, PC: pc, Addr: addr, Size: uint8(size)}
+				return 0, false
+			}
+		} else if i == 0 && (addr&mem.PageMask) <= mem.PageSize-size {
+			c.rtlb[(a>>mem.PageShift)&(tlbSize-1)] = tlbEntry{vpn: a >> mem.PageShift, page: p}
+		}
+		n := uint64(copy(buf[i:size], p.Data[a&mem.PageMask:]))
+		i += n
+	}
+	return le(buf[:], size), true
+}
+
+// store writes size bytes at addr; on failure it sets c.pending, writes
+// nothing and returns false.
+func (c *CPU) store(addr, size, v, pc uint64) bool {
+	off := addr & mem.PageMask
+	e := &c.wtlb[(addr>>mem.PageShift)&(tlbSize-1)]
+	if e.vpn == addr>>mem.PageShift && off <= mem.PageSize-size {
+		putLE(e.page.Data[off:], size, v)
+		return true
+	}
+	return c.storeSlow(addr, size, v, pc)
+}
+
+func (c *CPU) storeSlow(addr, size, v, pc uint64) bool {
+	// Check every page first so a faulting store writes nothing.
+	watched := false
+	for a := addr; a < addr+size; a = (a | mem.PageMask) + 1 {
+		perm, ok := c.Mem.PermAt(a)
+		if !ok || perm&mem.PermW == 0 {
+			c.pending = Stop{Reason: StopFault, PC: pc, Fault: &mem.Fault{Addr: a, Write: true, Mapped: ok, Perm: perm}}
+			return false
+		}
+		watched = watched || perm&mem.PermWatch != 0
+	}
+	if watched && !c.Watcher.Check(addr, uint8(size), true, pc) {
+		c.pending = Stop{Reason: StopWatch, PC: pc, Addr: addr, Size: uint8(size), Write: true}
+		return false
+	}
+	var buf [8]byte
+	putLE(buf[:], size, v)
+	for i := uint64(0); i < size; {
+		a := addr + i
+		p, _, _ := c.Mem.WritePage(a)
+		if !watched && i == 0 && (addr&mem.PageMask) <= mem.PageSize-size {
+			c.wtlb[(a>>mem.PageShift)&(tlbSize-1)] = tlbEntry{vpn: a >> mem.PageShift, page: p}
+			// The read TLB may hold the pre-copy page: point it here too.
+			c.rtlb[(a>>mem.PageShift)&(tlbSize-1)] = tlbEntry{vpn: a >> mem.PageShift, page: p}
+		}
+		n := uint64(copy(p.Data[a&mem.PageMask:], buf[i:size]))
+		i += n
+	}
+	return true
+}
+
+// counter returns the value of a counter CSR given n instructions retired in
+// the current Run.
+func (c *CPU) counter(csr int64, n uint64) uint64 {
+	t := c.Instret + n
+	if csr == CSRTime {
+		return t / 100
+	}
+	return t
+}

@@ -1,0 +1,451 @@
+package cpu
+
+import (
+	"math/bits"
+
+	"landslide/emu/mem"
+)
+
+func sext32(v uint64) uint64 { return uint64(int64(int32(v))) }
+
+// Run executes at most limit instructions and says why it stopped. On every
+// stop c.PC is the address of the instruction concerned (for StopLimit, the
+// next one to run) and c.Instret counts the instructions retired.
+func (c *CPU) Run(limit uint64) Stop {
+	if c.gen != c.Mem.Gen {
+		c.flush()
+	}
+	x := &c.X
+	pc := c.PC
+	var n uint64
+	skipBrk := c.resume
+	c.resume = false
+	tr := c.Tracker
+
+	for n < limit {
+		if pc>>mem.PageShift != c.codeVPN || c.code == &c.scratch {
+			if !c.refill(pc) {
+				c.PC, c.Instret = pc, c.Instret+n
+				return c.pending
+			}
+		}
+		in := &c.code.insts[(pc&mem.PageMask)>>2]
+		if in.Brk && !skipBrk {
+			c.PC, c.Instret = pc, c.Instret+n
+			return Stop{Reason: StopBreakpoint, PC: pc}
+		}
+		skipBrk = false
+		next := pc + 4
+
+		switch in.Op {
+		case OpLUI: // imm[31:12] rd 0110111
+			x[in.Rd] = uint64(in.Imm)
+		case OpAUIPC: // imm[31:12] rd 0010111
+			x[in.Rd] = pc + uint64(in.Imm)
+		case OpJAL: // imm[20|10:1|11|19:12] rd 1101111
+			t := pc + uint64(in.Imm)
+			if t&3 != 0 {
+				goto misalignedJump
+			}
+			x[in.Rd] = next
+			next = t
+		case OpJALR: // imm rs1 000 rd 1100111
+			t := (x[in.Rs1] + uint64(in.Imm)) &^ 1
+			if t&3 != 0 {
+				c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: t}
+				goto stop
+			}
+			x[in.Rd] = next
+			next = t
+		case OpBEQ:
+			if x[in.Rs1] == x[in.Rs2] {
+				next = pc + uint64(in.Imm)
+			}
+		case OpBNE:
+			if x[in.Rs1] != x[in.Rs2] {
+				next = pc + uint64(in.Imm)
+			}
+		case OpBLT:
+			if int64(x[in.Rs1]) < int64(x[in.Rs2]) {
+				next = pc + uint64(in.Imm)
+			}
+		case OpBGE:
+			if int64(x[in.Rs1]) >= int64(x[in.Rs2]) {
+				next = pc + uint64(in.Imm)
+			}
+		case OpBLTU:
+			if x[in.Rs1] < x[in.Rs2] {
+				next = pc + uint64(in.Imm)
+			}
+		case OpBGEU:
+			if x[in.Rs1] >= x[in.Rs2] {
+				next = pc + uint64(in.Imm)
+			}
+
+		case OpLB, OpLH, OpLW, OpLD, OpLBU, OpLHU, OpLWU:
+			a := x[in.Rs1] + uint64(in.Imm)
+			size := loadSize[in.Op]
+			v, ok := c.load(a, size, pc)
+			if !ok {
+				goto stop
+			}
+			switch in.Op {
+			case OpLB:
+				v = uint64(int64(int8(v)))
+			case OpLH:
+				v = uint64(int64(int16(v)))
+			case OpLW:
+				v = sext32(v)
+			}
+			if tr != nil {
+				tr.Access(a, uint8(size), false, false, pc)
+			}
+			x[in.Rd] = v
+		case OpSB, OpSH, OpSW, OpSD:
+			a := x[in.Rs1] + uint64(in.Imm)
+			size := uint64(1) << (in.Op - OpSB)
+			if !c.store(a, size, x[in.Rs2], pc) {
+				goto stop
+			}
+			if tr != nil {
+				tr.Access(a, uint8(size), true, false, pc)
+			}
+
+		case OpADDI:
+			x[in.Rd] = x[in.Rs1] + uint64(in.Imm)
+		case OpSLTI:
+			x[in.Rd] = b2u(int64(x[in.Rs1]) < in.Imm)
+		case OpSLTIU:
+			x[in.Rd] = b2u(x[in.Rs1] < uint64(in.Imm))
+		case OpXORI:
+			x[in.Rd] = x[in.Rs1] ^ uint64(in.Imm)
+		case OpORI:
+			x[in.Rd] = x[in.Rs1] | uint64(in.Imm)
+		case OpANDI:
+			x[in.Rd] = x[in.Rs1] & uint64(in.Imm)
+		case OpSLLI:
+			x[in.Rd] = x[in.Rs1] << uint(in.Imm)
+		case OpSRLI:
+			x[in.Rd] = x[in.Rs1] >> uint(in.Imm)
+		case OpSRAI:
+			x[in.Rd] = uint64(int64(x[in.Rs1]) >> uint(in.Imm))
+		case OpADD:
+			x[in.Rd] = x[in.Rs1] + x[in.Rs2]
+		case OpSUB:
+			x[in.Rd] = x[in.Rs1] - x[in.Rs2]
+		case OpSLL:
+			x[in.Rd] = x[in.Rs1] << (x[in.Rs2] & 63)
+		case OpSLT:
+			x[in.Rd] = b2u(int64(x[in.Rs1]) < int64(x[in.Rs2]))
+		case OpSLTU:
+			x[in.Rd] = b2u(x[in.Rs1] < x[in.Rs2])
+		case OpXOR:
+			x[in.Rd] = x[in.Rs1] ^ x[in.Rs2]
+		case OpSRL:
+			x[in.Rd] = x[in.Rs1] >> (x[in.Rs2] & 63)
+		case OpSRA:
+			x[in.Rd] = uint64(int64(x[in.Rs1]) >> (x[in.Rs2] & 63))
+		case OpOR:
+			x[in.Rd] = x[in.Rs1] | x[in.Rs2]
+		case OpAND:
+			x[in.Rd] = x[in.Rs1] & x[in.Rs2]
+
+		case OpADDIW:
+			x[in.Rd] = sext32(x[in.Rs1] + uint64(in.Imm))
+		case OpSLLIW:
+			x[in.Rd] = sext32(x[in.Rs1] << uint(in.Imm))
+		case OpSRLIW:
+			x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) >> uint(in.Imm)))
+		case OpSRAIW:
+			x[in.Rd] = uint64(int64(int32(x[in.Rs1]) >> uint(in.Imm)))
+		case OpADDW:
+			x[in.Rd] = sext32(x[in.Rs1] + x[in.Rs2])
+		case OpSUBW:
+			x[in.Rd] = sext32(x[in.Rs1] - x[in.Rs2])
+		case OpSLLW:
+			x[in.Rd] = sext32(x[in.Rs1] << (x[in.Rs2] & 31))
+		case OpSRLW:
+			x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) >> (x[in.Rs2] & 31)))
+		case OpSRAW:
+			x[in.Rd] = uint64(int64(int32(x[in.Rs1]) >> (x[in.Rs2] & 31)))
+
+		case OpMUL:
+			x[in.Rd] = x[in.Rs1] * x[in.Rs2]
+		case OpMULH:
+			x[in.Rd] = mulh(int64(x[in.Rs1]), int64(x[in.Rs2]))
+		case OpMULHSU:
+			x[in.Rd] = mulhsu(int64(x[in.Rs1]), x[in.Rs2])
+		case OpMULHU:
+			hi, _ := bits.Mul64(x[in.Rs1], x[in.Rs2])
+			x[in.Rd] = hi
+		case OpDIV:
+			x[in.Rd] = uint64(div(int64(x[in.Rs1]), int64(x[in.Rs2])))
+		case OpDIVU:
+			if d := x[in.Rs2]; d == 0 {
+				x[in.Rd] = ^uint64(0)
+			} else {
+				x[in.Rd] = x[in.Rs1] / d
+			}
+		case OpREM:
+			x[in.Rd] = uint64(rem(int64(x[in.Rs1]), int64(x[in.Rs2])))
+		case OpREMU:
+			if d := x[in.Rs2]; d == 0 {
+				x[in.Rd] = x[in.Rs1]
+			} else {
+				x[in.Rd] = x[in.Rs1] % d
+			}
+		case OpMULW:
+			x[in.Rd] = sext32(x[in.Rs1] * x[in.Rs2])
+		case OpDIVW:
+			x[in.Rd] = uint64(int64(div32(int32(x[in.Rs1]), int32(x[in.Rs2]))))
+		case OpDIVUW:
+			if d := uint32(x[in.Rs2]); d == 0 {
+				x[in.Rd] = ^uint64(0)
+			} else {
+				x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) / d))
+			}
+		case OpREMW:
+			x[in.Rd] = uint64(int64(rem32(int32(x[in.Rs1]), int32(x[in.Rs2]))))
+		case OpREMUW:
+			if d := uint32(x[in.Rs2]); d == 0 {
+				x[in.Rd] = sext32(x[in.Rs1])
+			} else {
+				x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) % d))
+			}
+
+		case OpLRW, OpLRD:
+			a := x[in.Rs1]
+			size := uint64(4)
+			if in.Op == OpLRD {
+				size = 8
+			}
+			if a&(size-1) != 0 {
+				c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: a, Size: uint8(size)}
+				goto stop
+			}
+			v, ok := c.load(a, size, pc)
+			if !ok {
+				goto stop
+			}
+			if size == 4 {
+				v = sext32(v)
+			}
+			if tr != nil {
+				tr.Access(a, uint8(size), false, true, pc)
+			}
+			c.resValid, c.resAddr, c.resVal = true, a, v
+			x[in.Rd] = v
+		case OpSCW, OpSCD:
+			a := x[in.Rs1]
+			size := uint64(4)
+			if in.Op == OpSCD {
+				size = 8
+			}
+			if a&(size-1) != 0 {
+				c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: a, Size: uint8(size)}
+				goto stop
+			}
+			ok := c.resValid && c.resAddr == a
+			c.resValid = false
+			if ok {
+				// As qemu does, the SC succeeds only if memory still holds
+				// the value the LR read.
+				cur, lok := c.load(a, size, pc)
+				if !lok {
+					goto stop
+				}
+				if size == 4 {
+					cur = sext32(cur)
+				}
+				ok = cur == c.resVal
+			}
+			if ok {
+				if !c.store(a, size, x[in.Rs2], pc) {
+					goto stop
+				}
+				if tr != nil {
+					tr.Access(a, uint8(size), true, true, pc)
+				}
+				x[in.Rd] = 0
+			} else {
+				x[in.Rd] = 1
+			}
+		case OpAMOSWAPW, OpAMOADDW, OpAMOXORW, OpAMOANDW, OpAMOORW, OpAMOMINW, OpAMOMAXW, OpAMOMINUW, OpAMOMAXUW,
+			OpAMOSWAPD, OpAMOADDD, OpAMOXORD, OpAMOANDD, OpAMOORD, OpAMOMIND, OpAMOMAXD, OpAMOMINUD, OpAMOMAXUD:
+			a := x[in.Rs1]
+			size := uint64(4)
+			if in.Op >= OpAMOSWAPD {
+				size = 8
+			}
+			if a&(size-1) != 0 {
+				c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: a, Size: uint8(size)}
+				goto stop
+			}
+			// An AMO needs write permission even to read: check the store
+			// side first so a read-only page faults as a store.
+			if perm, ok := c.Mem.PermAt(a); !ok || perm&mem.PermW == 0 {
+				c.pending = Stop{Reason: StopFault, PC: pc, Fault: &mem.Fault{Addr: a, Write: true, Mapped: ok, Perm: perm}}
+				goto stop
+			}
+			old, ok := c.load(a, size, pc)
+			if !ok {
+				goto stop
+			}
+			v := amo(in.Op, old, x[in.Rs2], size)
+			if !c.store(a, size, v, pc) {
+				goto stop
+			}
+			if tr != nil {
+				tr.Access(a, uint8(size), true, true, pc)
+			}
+			if size == 4 {
+				old = sext32(old)
+			}
+			x[in.Rd] = old
+
+		case OpFENCE, OpFENCEI:
+			// Sequentially consistent, single-issue: nothing to do. Code
+			// pages are never writable, so fence.i has nothing to flush.
+		case OpCSRR:
+			x[in.Rd] = c.counter(in.Imm, n)
+		case OpECALL:
+			c.PC, c.Instret = pc, c.Instret+n+1
+			return Stop{Reason: StopEcall, PC: pc}
+		case OpEBREAK:
+			c.PC, c.Instret = pc, c.Instret+n
+			return Stop{Reason: StopEbreak, PC: pc}
+		default:
+			c.PC, c.Instret = pc, c.Instret+n
+			return Stop{Reason: StopIllegal, PC: pc, Inst: *in}
+		}
+		pc = next
+		n++
+		continue
+
+	misalignedJump:
+		c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: pc + uint64(in.Imm)}
+	stop:
+		c.PC, c.Instret = pc, c.Instret+n
+		return c.pending
+	}
+	c.PC, c.Instret = pc, c.Instret+n
+	return Stop{Reason: StopLimit, PC: pc}
+}
+
+var loadSize = [opCount]uint64{OpLB: 1, OpLH: 2, OpLW: 4, OpLD: 8, OpLBU: 1, OpLHU: 2, OpLWU: 4}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func mulh(a, b int64) uint64 {
+	hi, _ := bits.Mul64(uint64(a), uint64(b))
+	// Signed correction of the unsigned high word.
+	if a < 0 {
+		hi -= uint64(b)
+	}
+	if b < 0 {
+		hi -= uint64(a)
+	}
+	return hi
+}
+
+func mulhsu(a int64, b uint64) uint64 {
+	hi, _ := bits.Mul64(uint64(a), b)
+	if a < 0 {
+		hi -= b
+	}
+	return hi
+}
+
+func div(a, b int64) int64 {
+	switch {
+	case b == 0:
+		return -1
+	case a == -1<<63 && b == -1:
+		return a
+	}
+	return a / b
+}
+
+func rem(a, b int64) int64 {
+	switch {
+	case b == 0:
+		return a
+	case a == -1<<63 && b == -1:
+		return 0
+	}
+	return a % b
+}
+
+func div32(a, b int32) int32 {
+	switch {
+	case b == 0:
+		return -1
+	case a == -1<<31 && b == -1:
+		return a
+	}
+	return a / b
+}
+
+func rem32(a, b int32) int32 {
+	switch {
+	case b == 0:
+		return a
+	case a == -1<<31 && b == -1:
+		return 0
+	}
+	return a % b
+}
+
+func amo(op Op, old, src, size uint64) uint64 {
+	if size == 4 {
+		old, src = sext32(old), sext32(src)
+	}
+	switch op {
+	case OpAMOSWAPW, OpAMOSWAPD:
+		return src
+	case OpAMOADDW, OpAMOADDD:
+		return old + src
+	case OpAMOXORW, OpAMOXORD:
+		return old ^ src
+	case OpAMOANDW, OpAMOANDD:
+		return old & src
+	case OpAMOORW, OpAMOORD:
+		return old | src
+	case OpAMOMINW, OpAMOMIND:
+		if int64(src) < int64(old) {
+			return src
+		}
+		return old
+	case OpAMOMAXW, OpAMOMAXD:
+		if int64(src) > int64(old) {
+			return src
+		}
+		return old
+	case OpAMOMINUW:
+		if uint32(src) < uint32(old) {
+			return src
+		}
+		return old
+	case OpAMOMAXUW:
+		if uint32(src) > uint32(old) {
+			return src
+		}
+		return old
+	case OpAMOMINUD:
+		if src < old {
+			return src
+		}
+		return old
+	case OpAMOMAXUD:
+		if src > old {
+			return src
+		}
+		return old
+	}
+	return old
+}

@@ -1,0 +1,456 @@
+// Package mem is the guest's memory: a sparse 39-bit address space of 4 KiB
+// pages with per-page permissions and copy-on-write snapshots.
+//
+// Layout. A virtual page number (27 bits) indexes a three-level radix tree of
+// 512-entry nodes (root → mid → leaf → page). Unmapped regions cost nothing.
+//
+// Snapshots. Every node and page carries the epoch that owns it. The Memory
+// may modify in place only what its current epoch owns; anything older is
+// shared with at least one snapshot and is cloned on first write (the path
+// from the root down is cloned with it). Snapshot therefore records the root
+// and starts a new epoch: O(1). Restore installs a recorded root and starts a
+// new epoch, so neither the snapshot nor later writes can see each other:
+// also O(1). The cost of a snapshot is paid lazily, one page per page written.
+//
+// Invariants:
+//
+//	M1. A node or page whose epoch equals m.epoch is reachable only from
+//	    m.root (never from a Snapshot), so it may be written in place.
+//	M2. Epochs are never reused: epochs come from a process-wide counter.
+//	M3. Gen changes whenever a cached page pointer may have become stale
+//	    (snapshot, restore, map, unmap, protect, and a page allocated or
+//	    cloned by WritePage); caches compare it.
+//
+// Host accesses (ReadBytes, WriteBytes, Read64, ...) ignore permissions: they
+// are for the loader and the kernel. Guest accesses go through the CPU, which
+// checks permissions and watch bits via Translate.
+package mem
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+)
+
+// Page geometry and the guest address limit.
+const (
+	PageShift = 12
+	PageSize  = 1 << PageShift
+	PageMask  = PageSize - 1
+	AddrBits  = 39
+	Limit     = 1 << AddrBits
+
+	levelBits = 9
+	fanout    = 1 << levelBits
+)
+
+// Perm is a page's permission set.
+type Perm uint8
+
+// Permission bits. PermWatch marks pages whose guest accesses must be seen
+// by the Watcher (the kernel's heap checker) rather than served from a cache.
+const (
+	PermR Perm = 1 << iota
+	PermW
+	PermX
+	PermWatch
+
+	permMapped Perm = 1 << 7
+)
+
+func (p Perm) String() string {
+	b := []byte("---")
+	if p&PermR != 0 {
+		b[0] = 'r'
+	}
+	if p&PermW != 0 {
+		b[1] = 'w'
+	}
+	if p&PermX != 0 {
+		b[2] = 'x'
+	}
+	return string(b)
+}
+
+// Page is one page of guest memory.
+type Page struct {
+	Data  [PageSize]byte
+	epoch uint64
+}
+
+type leaf struct {
+	pages [fanout]*Page
+	perms [fanout]Perm
+	epoch uint64
+}
+
+type mid struct {
+	leaves [fanout]*leaf
+	epoch  uint64
+}
+
+type root struct {
+	mids   [fanout]*mid
+	epoch  uint64
+	mapped int // number of mapped pages
+}
+
+var epochCounter atomic.Uint64
+
+func newEpoch() uint64 { return epochCounter.Add(1) }
+
+// Memory is a guest address space. It is not safe for concurrent use.
+type Memory struct {
+	root  *root
+	epoch uint64
+	// Gen changes whenever cached translations may be stale (M3).
+	Gen uint64
+}
+
+// Snapshot is an immutable image of a Memory at one moment.
+type Snapshot struct {
+	root *root
+}
+
+// Pages returns the number of mapped pages in the snapshot.
+func (s *Snapshot) Pages() int { return s.root.mapped }
+
+// New returns an empty address space.
+func New() *Memory {
+	e := newEpoch()
+	return &Memory{root: &root{epoch: e}, epoch: e, Gen: 1}
+}
+
+// Snapshot captures the current contents in O(1).
+func (m *Memory) Snapshot() *Snapshot {
+	s := &Snapshot{root: m.root}
+	m.epoch = newEpoch()
+	m.Gen++
+	return s
+}
+
+// Restore makes the memory equal to the snapshot in O(1). The snapshot stays
+// valid and may be restored again.
+func (m *Memory) Restore(s *Snapshot) {
+	m.root = s.root
+	m.epoch = newEpoch()
+	m.Gen++
+}
+
+// MappedPages is the number of mapped pages.
+func (m *Memory) MappedPages() int { return m.root.mapped }
+
+func split(vpn uint64) (i, j, k uint64) {
+	return vpn >> (2 * levelBits), (vpn >> levelBits) & (fanout - 1), vpn & (fanout - 1)
+}
+
+// lookup returns the leaf and index for vpn without modifying anything.
+func (m *Memory) lookup(vpn uint64) (*leaf, uint64) {
+	i, j, k := split(vpn)
+	md := m.root.mids[i]
+	if md == nil {
+		return nil, 0
+	}
+	lf := md.leaves[j]
+	if lf == nil {
+		return nil, 0
+	}
+	return lf, k
+}
+
+// mutableLeaf returns the leaf for vpn owned by the current epoch, cloning
+// or creating the path as needed (M1).
+func (m *Memory) mutableLeaf(vpn uint64) (*leaf, uint64) {
+	i, j, k := split(vpn)
+	if m.root.epoch != m.epoch {
+		r := *m.root
+		r.epoch = m.epoch
+		m.root = &r
+	}
+	md := m.root.mids[i]
+	if md == nil {
+		md = &mid{epoch: m.epoch}
+		m.root.mids[i] = md
+	} else if md.epoch != m.epoch {
+		c := *md
+		c.epoch = m.epoch
+		md = &c
+		m.root.mids[i] = md
+	}
+	lf := md.leaves[j]
+	if lf == nil {
+		lf = &leaf{epoch: m.epoch}
+		md.leaves[j] = lf
+	} else if lf.epoch != m.epoch {
+		c := *lf
+		c.epoch = m.epoch
+		lf = &c
+		md.leaves[j] = lf
+	}
+	return lf, k
+}
+
+// Fault describes a failed guest access.
+type Fault struct {
+	Addr  uint64
+	Write bool
+	Exec  bool
+	// Mapped is true when the page exists but lacks the permission.
+	Mapped bool
+	Perm   Perm
+}
+
+func (f *Fault) Error() string {
+	what := "read"
+	if f.Write {
+		what = "write"
+	} else if f.Exec {
+		what = "execute"
+	}
+	if f.Mapped {
+		return fmt.Sprintf("%s of 0x%x: page is %s", what, f.Addr, f.Perm&(PermR|PermW|PermX))
+	}
+	return fmt.Sprintf("%s of 0x%x: address not mapped", what, f.Addr)
+}
+
+func checkRange(addr, length uint64) error {
+	if addr&PageMask != 0 {
+		return fmt.Errorf("address 0x%x is not page aligned", addr)
+	}
+	if length == 0 || addr >= Limit || length > Limit-addr {
+		return fmt.Errorf("range 0x%x+0x%x is outside the guest address space", addr, length)
+	}
+	return nil
+}
+
+func pagesIn(addr, length uint64) (first, n uint64) {
+	first = addr >> PageShift
+	last := (addr + length - 1) >> PageShift
+	return first, last - first + 1
+}
+
+// Map maps [addr, addr+length) with zeroed pages; length is rounded up to
+// whole pages. It fails, changing nothing, if any page is already mapped.
+func (m *Memory) Map(addr, length uint64, perm Perm) error {
+	if err := checkRange(addr, length); err != nil {
+		return err
+	}
+	first, n := pagesIn(addr, length)
+	for v := first; v < first+n; v++ {
+		if lf, k := m.lookup(v); lf != nil && lf.perms[k]&permMapped != 0 {
+			return fmt.Errorf("page 0x%x is already mapped", v<<PageShift)
+		}
+	}
+	for v := first; v < first+n; v++ {
+		lf, k := m.mutableLeaf(v)
+		lf.pages[k] = nil // allocated on first write
+		lf.perms[k] = perm | permMapped
+	}
+	m.root.mapped += int(n)
+	m.Gen++
+	return nil
+}
+
+// Unmap removes every mapped page in [addr, addr+length).
+func (m *Memory) Unmap(addr, length uint64) error {
+	if err := checkRange(addr, length); err != nil {
+		return err
+	}
+	first, n := pagesIn(addr, length)
+	for v := first; v < first+n; v++ {
+		if lf, k := m.lookup(v); lf == nil || lf.perms[k]&permMapped == 0 {
+			continue
+		}
+		lf, k := m.mutableLeaf(v)
+		lf.pages[k] = nil
+		lf.perms[k] = 0
+		m.root.mapped--
+	}
+	m.Gen++
+	return nil
+}
+
+// Protect sets the permission of every mapped page in [addr, addr+length).
+func (m *Memory) Protect(addr, length uint64, perm Perm) error {
+	if err := checkRange(addr, length); err != nil {
+		return err
+	}
+	first, n := pagesIn(addr, length)
+	for v := first; v < first+n; v++ {
+		if lf, k := m.lookup(v); lf == nil || lf.perms[k]&permMapped == 0 {
+			return fmt.Errorf("page 0x%x is not mapped", v<<PageShift)
+		}
+	}
+	for v := first; v < first+n; v++ {
+		lf, k := m.mutableLeaf(v)
+		lf.perms[k] = perm | permMapped
+	}
+	m.Gen++
+	return nil
+}
+
+// PermAt reports the permission of the page holding addr.
+func (m *Memory) PermAt(addr uint64) (Perm, bool) {
+	if addr >= Limit {
+		return 0, false
+	}
+	lf, k := m.lookup(addr >> PageShift)
+	if lf == nil || lf.perms[k]&permMapped == 0 {
+		return 0, false
+	}
+	return lf.perms[k] &^ permMapped, true
+}
+
+// AnyMapped reports whether any page of [addr, addr+length) is mapped.
+func (m *Memory) AnyMapped(addr, length uint64) bool {
+	if length == 0 {
+		return false
+	}
+	first, n := pagesIn(addr, length)
+	for v := first; v < first+n && v < Limit>>PageShift; v++ {
+		if lf, k := m.lookup(v); lf != nil && lf.perms[k]&permMapped != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+var zeroPage Page
+
+// ReadPage returns the page holding addr for reading, and its permission.
+// The returned page must not be modified. A mapped page never written reads
+// as the shared zero page.
+func (m *Memory) ReadPage(addr uint64) (*Page, Perm, bool) {
+	if addr >= Limit {
+		return nil, 0, false
+	}
+	lf, k := m.lookup(addr >> PageShift)
+	if lf == nil || lf.perms[k]&permMapped == 0 {
+		return nil, 0, false
+	}
+	p := lf.pages[k]
+	if p == nil {
+		p = &zeroPage
+	}
+	return p, lf.perms[k] &^ permMapped, true
+}
+
+// WritePage returns the page holding addr, owned by the current epoch and
+// so safe to modify, and its permission. Permissions are not checked.
+func (m *Memory) WritePage(addr uint64) (*Page, Perm, bool) {
+	if addr >= Limit {
+		return nil, 0, false
+	}
+	vpn := addr >> PageShift
+	lf, k := m.lookup(vpn)
+	if lf == nil || lf.perms[k]&permMapped == 0 {
+		return nil, 0, false
+	}
+	if p := lf.pages[k]; lf.epoch == m.epoch && p != nil && p.epoch == m.epoch {
+		return p, lf.perms[k] &^ permMapped, true
+	}
+	lf, k = m.mutableLeaf(vpn)
+	m.Gen++ // a page object changes: cached pointers to the old one are stale
+	p := lf.pages[k]
+	switch {
+	case p == nil:
+		p = &Page{epoch: m.epoch}
+		lf.pages[k] = p
+	case p.epoch != m.epoch:
+		c := &Page{Data: p.Data, epoch: m.epoch}
+		lf.pages[k] = c
+		p = c
+	}
+	return p, lf.perms[k] &^ permMapped, true
+}
+
+// ReadBytes copies guest memory into b, ignoring permissions.
+func (m *Memory) ReadBytes(addr uint64, b []byte) error {
+	for len(b) > 0 {
+		p, _, ok := m.ReadPage(addr)
+		if !ok {
+			return &Fault{Addr: addr}
+		}
+		n := copy(b, p.Data[addr&PageMask:])
+		b = b[n:]
+		addr += uint64(n)
+	}
+	return nil
+}
+
+// WriteBytes copies b into guest memory, ignoring permissions.
+func (m *Memory) WriteBytes(addr uint64, b []byte) error {
+	// Check first so that a failing write changes nothing.
+	for a, left := addr, uint64(len(b)); left > 0; {
+		if _, ok := m.PermAt(a); !ok {
+			return &Fault{Addr: a, Write: true}
+		}
+		step := PageSize - a&PageMask
+		if step > left {
+			step = left
+		}
+		a += step
+		left -= step
+	}
+	for len(b) > 0 {
+		p, _, _ := m.WritePage(addr)
+		n := copy(p.Data[addr&PageMask:], b)
+		b = b[n:]
+		addr += uint64(n)
+	}
+	return nil
+}
+
+// Read64 reads a little-endian uint64, ignoring permissions.
+func (m *Memory) Read64(addr uint64) (uint64, bool) {
+	var b [8]byte
+	if m.ReadBytes(addr, b[:]) != nil {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(b[:]), true
+}
+
+// Read32 reads a little-endian uint32, ignoring permissions.
+func (m *Memory) Read32(addr uint64) (uint32, bool) {
+	var b [4]byte
+	if m.ReadBytes(addr, b[:]) != nil {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(b[:]), true
+}
+
+// Write64 writes a little-endian uint64, ignoring permissions.
+func (m *Memory) Write64(addr, v uint64) bool {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	return m.WriteBytes(addr, b[:]) == nil
+}
+
+// Write32 writes a little-endian uint32, ignoring permissions.
+func (m *Memory) Write32(addr uint64, v uint32) bool {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	return m.WriteBytes(addr, b[:]) == nil
+}
+
+// ReadString reads a NUL-terminated string of at most max bytes.
+func (m *Memory) ReadString(addr uint64, max int) (string, bool) {
+	var out []byte
+	for len(out) < max {
+		p, _, ok := m.ReadPage(addr)
+		if !ok {
+			return string(out), false
+		}
+		for _, c := range p.Data[addr&PageMask:] {
+			if c == 0 {
+				return string(out), true
+			}
+			out = append(out, c)
+			addr++
+			if len(out) == max {
+				break
+			}
+		}
+	}
+	return string(out), true
+}

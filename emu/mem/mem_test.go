@@ -1,0 +1,130 @@
+package mem
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// model is an independent byte-map implementation of the same semantics.
+type model map[uint64]byte
+
+func (mo model) clone() model {
+	c := make(model, len(mo))
+	for k, v := range mo {
+		c[k] = v
+	}
+	return c
+}
+
+// TestSnapshotAgainstModel interleaves random writes, snapshots and restores
+// and checks every byte against a plain map that copies on snapshot.
+func TestSnapshotAgainstModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	m := New()
+	const base, size = 0x100000, 64 * PageSize
+	if err := m.Map(base, size, PermR|PermW); err != nil {
+		t.Fatal(err)
+	}
+	cur := model{}
+	type pair struct {
+		s  *Snapshot
+		mo model
+	}
+	var snaps []pair
+	for step := 0; step < 20000; step++ {
+		switch op := r.IntN(100); {
+		case op < 85:
+			a := base + r.Uint64N(size-8)
+			b := []byte{byte(r.Uint32()), byte(r.Uint32())}
+			if err := m.WriteBytes(a, b); err != nil {
+				t.Fatal(err)
+			}
+			cur[a], cur[a+1] = b[0], b[1]
+		case op < 93:
+			snaps = append(snaps, pair{m.Snapshot(), cur.clone()})
+		default:
+			if len(snaps) == 0 {
+				continue
+			}
+			p := snaps[r.IntN(len(snaps))]
+			m.Restore(p.s)
+			cur = p.mo.clone()
+		}
+		if step%500 == 0 {
+			buf := make([]byte, size)
+			if err := m.ReadBytes(base, buf); err != nil {
+				t.Fatal(err)
+			}
+			for i, got := range buf {
+				if want := cur[base+uint64(i)]; got != want {
+					t.Fatalf("step %d: byte 0x%x = %d, want %d", step, base+uint64(i), got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestMapErrors(t *testing.T) {
+	m := New()
+	if err := m.Map(0x1001, 10, PermR); err == nil {
+		t.Error("unaligned map accepted")
+	}
+	if err := m.Map(Limit-PageSize, 2*PageSize, PermR); err == nil {
+		t.Error("map beyond the limit accepted")
+	}
+	if err := m.Map(0x10000, PageSize, PermR); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Map(0x10000, PageSize, PermR); err == nil {
+		t.Error("double map accepted")
+	}
+	if err := m.WriteBytes(0x10ffe, []byte{1, 2, 3}); err == nil {
+		t.Error("write across into an unmapped page accepted")
+	}
+	var b [2]byte
+	if err := m.ReadBytes(0x10ffe, b[:]); err != nil || b != [2]byte{} {
+		t.Errorf("partial write changed memory: %v %v", b, err)
+	}
+	if err := m.Unmap(0x10000, PageSize); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.PermAt(0x10000); ok || m.MappedPages() != 0 {
+		t.Error("unmap left the page")
+	}
+}
+
+func TestRestoreIsolation(t *testing.T) {
+	m := New()
+	m.Map(0x20000, PageSize, PermR|PermW)
+	m.WriteBytes(0x20000, []byte("before"))
+	s := m.Snapshot()
+	m.WriteBytes(0x20000, []byte("after!"))
+	m.Restore(s)
+	got := make([]byte, 6)
+	m.ReadBytes(0x20000, got)
+	if !bytes.Equal(got, []byte("before")) {
+		t.Fatalf("restore gave %q", got)
+	}
+	// Writing after restore must not alter the snapshot.
+	m.WriteBytes(0x20000, []byte("again!"))
+	m.Restore(s)
+	m.ReadBytes(0x20000, got)
+	if !bytes.Equal(got, []byte("before")) {
+		t.Fatalf("snapshot was modified: %q", got)
+	}
+}
+
+func BenchmarkSnapshotRestore(b *testing.B) {
+	m := New()
+	m.Map(0x100000, 256*PageSize, PermR|PermW)
+	for a := uint64(0x100000); a < 0x100000+256*PageSize; a += PageSize {
+		m.Write64(a, a)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := m.Snapshot()
+		m.Write64(0x100000+uint64(i%256)*PageSize, 1) // one dirty page
+		m.Restore(s)
+	}
+}

@@ -1,0 +1,3 @@
+module landslide
+
+go 1.26.8

@@ -1,0 +1,47 @@
+package kernel
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// TestABIMatchesHeader parses the C header the SDK compiles against and
+// checks every number against the Go constants.
+func TestABIMatchesHeader(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "sdk", "include", "landslide_abi.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{
+		"WRITE": SysWrite, "EXIT": SysExit, "EXIT_GROUP": SysExitGroup, "GETTID": SysGettid,
+		"YIELD": SysYield, "DESCHEDULE": SysDeschedule, "MAKE_RUNNABLE": SysMakeRunnable,
+		"GET_TICKS": SysGetTicks, "SLEEP": SysSleep, "THREAD_FORK": SysThreadFork,
+		"THREAD_CREATE": SysThreadCreate, "VANISH": SysVanish, "SET_STATUS": SysSetStatus,
+		"TASK_VANISH": SysTaskVanish, "NEW_PAGES": SysNewPages, "REMOVE_PAGES": SysRemovePages,
+		"PRINT": SysPrint, "PANIC": SysPanic, "HALT": SysHalt, "MALLOC": SysMalloc,
+		"CALLOC": SysCalloc, "REALLOC": SysRealloc, "FREE": SysFree, "PREEMPT": SysPreempt,
+		"DUMP_STACK": SysDumpStack,
+	}
+	re := regexp.MustCompile(`#define LS_SYS_(\w+)\s+(\d+)`)
+	seen := map[string]bool{}
+	for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+		n, _ := strconv.Atoi(m[2])
+		w, ok := want[m[1]]
+		if !ok {
+			t.Errorf("header defines LS_SYS_%s = %d, unknown to the kernel", m[1], n)
+			continue
+		}
+		if w != n {
+			t.Errorf("LS_SYS_%s: header %d, kernel %d", m[1], n, w)
+		}
+		seen[m[1]] = true
+	}
+	for name := range want {
+		if !seen[name] {
+			t.Errorf("kernel syscall %s missing from the header", name)
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package kernel
+
+import (
+	"fmt"
+	"strings"
+
+	"landslide/emu/cpu"
+	"landslide/emu/mem"
+	"landslide/record"
+)
+
+// bugHere ends the execution with a bug in the current thread at its PC.
+func (k *Kernel) bugHere(kind record.BugKind, msg string, details []record.Detail) {
+	k.bugAt(kind, msg, k.cpu.PC, details)
+}
+
+func (k *Kernel) bugAt(kind record.BugKind, msg string, pc uint64, details []record.Detail) {
+	if k.st.ended {
+		return
+	}
+	b := &record.Bug{Kind: kind, Message: msg, Thread: k.curTID(), PC: pc, Details: details}
+	if k.cur() != nil {
+		b.Stack = k.stackAt(pc)
+	}
+	k.st.bug = b
+	k.st.ended = true
+}
+
+func (k *Kernel) limitBug(msg string) { k.bugHere(record.BugLimit, msg, nil) }
+
+// heapBug reports a heap error with the block's allocation and free stacks.
+func (k *Kernel) heapBug(msg string, b *block) {
+	k.bugHere(record.BugHeap, msg, blockDetails(b))
+}
+
+func blockDetails(b *block) []record.Detail {
+	if b == nil {
+		return nil
+	}
+	d := []record.Detail{{
+		Title:  fmt.Sprintf("block #%d (%d bytes at 0x%x, generation %d) was allocated by thread %d at", b.id, b.size, b.addr, b.gen, b.allocThread),
+		Thread: b.allocThread, Stack: b.allocStack,
+	}}
+	if b.freed {
+		d = append(d, record.Detail{
+			Title:  fmt.Sprintf("and freed by thread %d at", b.freeThread),
+			Thread: b.freeThread, Stack: b.freeStack,
+		})
+	}
+	return d
+}
+
+// trap turns a CPU stop that is not a kernel event into a bug.
+func (k *Kernel) trap(s cpu.Stop) {
+	switch s.Reason {
+	case cpu.StopIllegal:
+		what := "illegal instruction"
+		if s.Inst.Raw == 0 {
+			what += " (all zero bits: executing data or unset memory?)"
+		}
+		k.bugAt(record.BugIllegal, fmt.Sprintf("%s 0x%08x at 0x%x", what, s.Inst.Raw, s.PC), s.PC, nil)
+	case cpu.StopEbreak:
+		k.bugAt(record.BugIllegal, fmt.Sprintf("ebreak at 0x%x", s.PC), s.PC, nil)
+	case cpu.StopMisaligned:
+		if s.Inst.Op.IsAtomic() {
+			k.bugAt(record.BugMisaligned, fmt.Sprintf("misaligned atomic %s at 0x%x (%d-byte access needs %d-byte alignment)", s.Inst.Op, s.Addr, s.Size, s.Size), s.PC, nil)
+		} else {
+			k.bugAt(record.BugMisaligned, fmt.Sprintf("jump to misaligned address 0x%x", s.Addr), s.PC, nil)
+		}
+	case cpu.StopWatch:
+		v := k.violation
+		k.violation = nil
+		if v == nil {
+			v = &heapViolation{msg: fmt.Sprintf("invalid heap access at 0x%x", s.Addr)}
+		}
+		k.bugAt(record.BugHeap, v.msg, s.PC, blockDetails(v.block))
+	case cpu.StopFault:
+		k.fault(s)
+	default:
+		k.bugAt(record.BugIllegal, fmt.Sprintf("unexpected stop %s at 0x%x", s.Reason, s.PC), s.PC, nil)
+	}
+}
+
+// fault classifies an access to memory that is not mapped or not permitted.
+func (k *Kernel) fault(s cpu.Stop) {
+	f := s.Fault
+	op := "read of"
+	switch {
+	case f.Exec:
+		op = "jump to"
+	case f.Write:
+		op = "write to"
+	}
+	t := k.cur()
+	switch {
+	case f.Addr < NullGuardEnd:
+		k.bugAt(record.BugMemory, fmt.Sprintf("null pointer dereference: %s 0x%x", op, f.Addr), s.PC, nil)
+		return
+	case !f.Mapped && t != nil && t.stackLo < t.stackHi && f.Addr < t.stackLo && f.Addr+StackGuardSize >= t.stackLo:
+		k.bugAt(record.BugStackOverflow, fmt.Sprintf("stack overflow: thread %d %s 0x%x, %d bytes below its stack (0x%x-0x%x)",
+			t.tid, op, f.Addr, t.stackLo-f.Addr, t.stackLo, t.stackHi), s.PC, nil)
+		return
+	}
+	for i := len(k.st.removed) - 1; i >= 0; i-- {
+		r := k.st.removed[i]
+		if !f.Mapped && f.Addr >= r.base && f.Addr < r.base+r.size {
+			k.bugAt(record.BugMemory, fmt.Sprintf("%s 0x%x: those pages (0x%x, %d bytes) were removed by thread %d", op, f.Addr, r.base, r.size, r.thread), s.PC,
+				[]record.Detail{{Title: fmt.Sprintf("remove_pages(0x%x) by thread %d at", r.base, r.thread), Thread: r.thread, Stack: r.stack}})
+			return
+		}
+	}
+	if f.Mapped {
+		k.bugAt(record.BugMemory, fmt.Sprintf("%s 0x%x: the page is %s", op, f.Addr, f.Perm&(mem.PermR|mem.PermW|mem.PermX)), s.PC, nil)
+		return
+	}
+	k.bugAt(record.BugMemory, fmt.Sprintf("invalid memory access: %s unmapped address 0x%x", op, f.Addr), s.PC, nil)
+}
+
+// deadlock reports that no live thread can run.
+func (k *Kernel) deadlock() {
+	var ids []string
+	var details []record.Detail
+	for i := range k.st.threads {
+		t := &k.st.threads[i]
+		ids = append(ids, fmt.Sprint(t.tid))
+		what := "is descheduled, waiting for make_runnable"
+		if fn := t.waitingIn(); fn != "" {
+			what += " inside " + fn
+			if n := len(t.calls); n > 0 && t.calls[n-1].arg != 0 {
+				what += fmt.Sprintf("(0x%x)", t.calls[n-1].arg)
+			}
+		}
+		details = append(details, record.Detail{Title: fmt.Sprintf("thread %d %s, at", t.tid, what), Thread: t.tid, Stack: k.threadStack(t)})
+	}
+	msg := fmt.Sprintf("deadlock: threads %s are all blocked and none can wake the others", strings.Join(ids, ", "))
+	if len(ids) == 1 {
+		msg = fmt.Sprintf("deadlock: thread %s is blocked and no other thread exists to wake it", ids[0])
+	}
+	b := &record.Bug{Kind: record.BugDeadlock, Message: msg, Thread: k.curTID(), Details: details}
+	if t := k.cur(); t != nil {
+		b.PC = t.pc
+		b.Stack = k.threadStack(t)
+	}
+	k.st.bug = b
+	k.st.ended = true
+}
+
+// endProcess ends the execution normally and runs the post-test checks
+// (the thesis's magic globals, §3.1.4).
+func (k *Kernel) endProcess(status int) {
+	if k.st.ended {
+		return
+	}
+	k.st.status = status
+	if msg := k.checkMagic(); msg != "" {
+		k.bugHere(record.BugAssert, msg, nil)
+		return
+	}
+	k.st.ended = true
+}
+
+func (k *Kernel) readGlobal(name string) (int64, bool) {
+	addr, size, ok := k.syms.Lookup(name)
+	if !ok {
+		return 0, false
+	}
+	if size == 8 {
+		v, ok := k.mem.Read64(addr)
+		return int64(v), ok
+	}
+	v, ok := k.mem.Read32(addr)
+	return int64(int32(v)), ok
+}
+
+func (k *Kernel) checkMagic() string {
+	type pred struct {
+		vars  []string
+		check func(v []int64) (bool, string)
+	}
+	preds := []pred{
+		{[]string{"magic_global_expected_result", "magic_global_value"}, func(v []int64) (bool, string) {
+			return v[0] == v[1], fmt.Sprintf("magic_global_value is %d, expected %d", v[1], v[0])
+		}},
+		{[]string{"magic_expected_sum", "magic_thread_local_value_parent", "magic_thread_local_value_child"}, func(v []int64) (bool, string) {
+			return v[0] == v[1]+v[2], fmt.Sprintf("parent %d + child %d = %d, expected %d", v[1], v[2], v[1]+v[2], v[0])
+		}},
+		{[]string{"magic_expected_sum_minus_result", "magic_thread_local_value_parent", "magic_thread_local_value_child", "magic_global_value"}, func(v []int64) (bool, string) {
+			return v[0] == v[1]+v[2]-v[3], fmt.Sprintf("parent %d + child %d - result %d = %d, expected %d", v[1], v[2], v[3], v[1]+v[2]-v[3], v[0])
+		}},
+	}
+	for _, p := range preds {
+		if _, _, ok := k.syms.Lookup(p.vars[0]); !ok {
+			continue
+		}
+		vals := make([]int64, len(p.vars))
+		for i, name := range p.vars {
+			v, ok := k.readGlobal(name)
+			if !ok {
+				return fmt.Sprintf("magic global check: %s is defined but %s is not", p.vars[0], name)
+			}
+			vals[i] = v
+		}
+		if ok, msg := p.check(vals); !ok {
+			return "magic global check failed after all threads exited: " + msg
+		}
+	}
+	return ""
+}

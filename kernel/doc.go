@@ -1,0 +1,38 @@
+// Package kernel is the guest kernel: it loads an RV64 ELF into emu/mem,
+// runs its threads on one emu/cpu hart, serves the Pebbles-like system calls
+// of sdk/include/landslide_abi.h, owns the heap (so every block is tracked
+// exactly), detects the guest's bugs, and implements record.Machine, the
+// seam to the explorer.
+//
+// Threads. All threads share one address space and one CPU; switching a
+// thread swaps the register file. Exactly one thread runs per transition
+// (thesis §1 invariant): the kernel never switches on its own, it only stops
+// at the next preemption point (PP) and lets the caller choose.
+//
+// PPs. Mandatory (whatever the configuration): yield, deschedule,
+// make_runnable, thread creation (the parent stops right after), thread exit
+// and sleep. Configurable: entry of functions named in Config.SyncPPs
+// (default mutex_lock, mutex_unlock), instruction addresses
+// (Config.DataRacePCs), and tell_landslide_preempt(); all three pass
+// through the within/without filters (thesis §3.4.1, check_withins).
+// Function-entry and data-race PPs are CPU breakpoints: the transition ends
+// before the instruction executes.
+//
+// Recording. While a thread runs, every guest load, store and atomic is
+// seen by the kernel's cpu.Tracker; accesses inside the thread's own stack
+// are dropped and the rest form the transition's access set, with heap
+// block ids and generations. Sync events (create, exit, block, unblock,
+// enter/return of known sync functions with their first argument, alloc,
+// free) go in the same record.
+//
+// State split (thesis §3.3 "time travel"). Everything that a snapshot must
+// restore lives in the state struct (threads, heap metadata, page regions,
+// the output so far, counters) or in emu/mem; Snapshot deep-copies state
+// and takes an O(1) memory snapshot. What persists across restores (decoded
+// code, breakpoints, configuration) lives in Kernel.
+//
+// Guest code is untrusted: every pointer it passes is read through the
+// memory's checked accessors, every count is bounded, and no guest
+// behaviour can panic the host or run unbounded (instruction budget,
+// PP-depth and thread/memory limits).
+package kernel

@@ -1,0 +1,721 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"landslide/emu/cpu"
+	"landslide/emu/elfsym"
+	"landslide/emu/mem"
+	"landslide/record"
+)
+
+// DefaultSyncPPs are the functions whose entry is a PP by default.
+var DefaultSyncPPs = []string{"mutex_lock", "mutex_unlock"}
+
+// SyncFuncs are the thread-library functions whose entry and return are
+// recorded as sync events (with their first argument) when the binary
+// defines them.
+var SyncFuncs = []string{
+	"mutex_init", "mutex_destroy", "mutex_lock", "mutex_unlock",
+	"cond_init", "cond_destroy", "cond_wait", "cond_signal", "cond_broadcast",
+	"sem_init", "sem_destroy", "sem_wait", "sem_signal",
+	"rwlock_init", "rwlock_destroy", "rwlock_lock", "rwlock_unlock", "rwlock_downgrade",
+	"thr_init", "thr_create", "thr_join", "thr_exit",
+}
+
+// Thesis constants (§3.4.6, check_infinite_loop).
+const (
+	ProgressTriggerFactor = 4000 // instructions since the last PP, × average transition
+	ProgressMinAverage    = 1000 // floor of that average
+	TooDeepFirstBranch    = 4000 // PPs in one execution
+)
+
+// Filter is a within_function / without_function directive.
+type Filter struct {
+	Within bool
+	Func   string
+}
+
+// Config configures a machine. The zero value is the default.
+type Config struct {
+	// SyncPPs names functions whose entry is a PP. nil means
+	// DefaultSyncPPs; an empty non-nil slice means none.
+	SyncPPs []string
+	// DataRacePCs are instruction addresses to preempt before.
+	DataRacePCs []uint64
+	// Filters are within/without directives applied, in order, to
+	// configurable PPs (thesis §3.4.1).
+	Filters []Filter
+	// NoTrack turns off the recording of shared accesses (the heap checker
+	// stays on).
+	NoTrack bool
+	// MaxThreads limits live threads (default 64).
+	MaxThreads int
+	// MaxMemory limits guest memory from new_pages and malloc (default 256 MiB).
+	MaxMemory uint64
+	// StackSize is the main thread's stack (default 1 MiB).
+	StackSize uint64
+	// MaxInstructions is the budget of one execution (default 2e9).
+	MaxInstructions uint64
+	// MaxPPs bounds the PPs of one execution; more is an infinite-loop bug
+	// (default TooDeepFirstBranch).
+	MaxPPs int
+	// Args are argv (argv[0] defaults to "prog").
+	Args []string
+}
+
+func (c *Config) fill() {
+	if c.SyncPPs == nil {
+		c.SyncPPs = DefaultSyncPPs
+	}
+	if c.MaxThreads == 0 {
+		c.MaxThreads = 64
+	}
+	if c.MaxMemory == 0 {
+		c.MaxMemory = 256 << 20
+	}
+	if c.StackSize == 0 {
+		c.StackSize = 1 << 20
+	}
+	if c.MaxInstructions == 0 {
+		c.MaxInstructions = 2_000_000_000
+	}
+	if c.MaxPPs == 0 {
+		c.MaxPPs = TooDeepFirstBranch
+	}
+	if len(c.Args) == 0 {
+		c.Args = []string{"prog"}
+	}
+}
+
+// ErrBudget is returned by Step when the execution's instruction budget is
+// spent without a bug.
+var ErrBudget = errors.New("instruction budget exhausted")
+
+// outNode is one piece of guest output in a persistent list, so that a
+// snapshot holds its output by pointer.
+type outNode struct {
+	prev *outNode
+	data []byte
+	size int // total bytes up to and including this node
+}
+
+// region is a new_pages allocation.
+type region struct {
+	base, size uint64
+}
+
+type removedRegion struct {
+	region
+	thread record.TID
+	stack  []uint64
+}
+
+// state is everything a snapshot restores besides memory and the CPU.
+type state struct {
+	threads  []thread // ascending tid
+	cur      int      // index of the thread on the CPU, -1 before the first step
+	nextTID  record.TID
+	clock    uint64 // ticks added by sleeping
+	status   int
+	ended    bool
+	bug      *record.Bug
+	out      *outNode
+	heap     heapState
+	regions  []region
+	removed  []removedRegion
+	pps      int
+	lastPP   record.PPKind
+	yieldTo  record.TID
+	sumInstr uint64 // instructions over completed transitions
+	nTrans   uint64
+	// lastExited is the thread that vanished at the last PP (for Default).
+	lastExited record.TID
+	diag       []string // checker diagnostics (tell_landslide_dump_stack)
+}
+
+func (s *state) clone() state {
+	c := *s
+	c.threads = make([]thread, len(s.threads))
+	for i := range s.threads {
+		c.threads[i] = s.threads[i].clone()
+	}
+	c.heap = s.heap.clone()
+	c.regions = append([]region(nil), s.regions...)
+	c.removed = append([]removedRegion(nil), s.removed...)
+	return c
+}
+
+// Kernel is one guest process on one machine. It implements record.Machine.
+type Kernel struct {
+	cfg  Config
+	img  *elfsym.Image
+	syms *elfsym.Symbols
+	mem  *mem.Memory
+	cpu  *cpu.CPU
+
+	st state
+
+	// Persistent across restores.
+	ppFuncs    map[uint64]string // entry → name, for sync PPs
+	eventFuncs map[uint64]string // entry → name, for sync events
+	racePCs    map[uint64]bool
+	retBPs     map[uint64]bool
+
+	// The transition in progress.
+	tr        *record.Transition
+	ppStack   []uint64 // the stack at the PP ending tr
+	violation *heapViolation
+}
+
+// New loads the ELF image and prepares its main thread. Errors are about
+// the input (a bad ELF, an unknown PP symbol): the guest has not run yet.
+func New(image []byte, cfg Config) (*Kernel, error) {
+	cfg.fill()
+	m := mem.New()
+	img, err := elfsym.Load(image, m)
+	if err != nil {
+		return nil, err
+	}
+	k := &Kernel{
+		cfg: cfg, img: img, syms: img.Symbols, mem: m, cpu: cpu.New(m),
+		ppFuncs: map[uint64]string{}, eventFuncs: map[uint64]string{},
+		racePCs: map[uint64]bool{}, retBPs: map[uint64]bool{},
+	}
+	k.cpu.Watcher = k
+	if !cfg.NoTrack {
+		k.cpu.Tracker = k
+	}
+	for _, name := range cfg.SyncPPs {
+		addr, _, ok := k.syms.Lookup(name)
+		if !ok {
+			if isDefaultPP(name) && sameStrings(cfg.SyncPPs, DefaultSyncPPs) {
+				continue // a program without a mutex: nothing to preempt on
+			}
+			return nil, fmt.Errorf("preemption point %q: no such function in the program", name)
+		}
+		k.ppFuncs[addr] = name
+		k.cpu.SetBreakpoint(addr)
+	}
+	for _, name := range SyncFuncs {
+		if addr, _, ok := k.syms.Lookup(name); ok {
+			k.eventFuncs[addr] = name
+			k.cpu.SetBreakpoint(addr)
+		}
+	}
+	for _, pc := range cfg.DataRacePCs {
+		if !k.syms.IsInstruction(pc) {
+			return nil, fmt.Errorf("data-race preemption point 0x%x is not an instruction of the program", pc)
+		}
+		k.racePCs[pc] = true
+		k.cpu.SetBreakpoint(pc)
+	}
+	for _, f := range cfg.Filters {
+		if _, _, ok := k.syms.Lookup(f.Func); !ok {
+			return nil, fmt.Errorf("within/without function %q: no such function in the program", f.Func)
+		}
+	}
+	if err := k.setupMain(); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func isDefaultPP(name string) bool {
+	for _, d := range DefaultSyncPPs {
+		if d == name {
+			return true
+		}
+	}
+	return false
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// setupMain maps the main stack and builds the Linux-style initial stack
+// (argc, argv, envp, auxv) so that programs written for qemu-user start too.
+func (k *Kernel) setupMain() error {
+	size := roundUp(k.cfg.StackSize, mem.PageSize)
+	lo := uint64(MainStackTop) - size
+	if err := k.mem.Map(lo, size, mem.PermR|mem.PermW); err != nil {
+		return fmt.Errorf("main stack: %v", err)
+	}
+	// Strings at the top, then the vectors.
+	top := uint64(MainStackTop)
+	var argv []uint64
+	for _, a := range k.cfg.Args {
+		top -= uint64(len(a) + 1)
+		k.mem.WriteBytes(top, append([]byte(a), 0))
+		argv = append(argv, top)
+	}
+	words := []uint64{uint64(len(argv))}
+	words = append(words, argv...)
+	words = append(words, 0, 0, 0, 0) // argv NULL, envp NULL, AT_NULL pair
+	sp := (top - uint64(8*len(words))) &^ 15
+	for i, w := range words {
+		k.mem.Write64(sp+uint64(8*i), w)
+	}
+	t := thread{tid: 1, pc: k.img.Entry, stackLo: lo, stackHi: MainStackTop}
+	t.regs[2] = sp
+	t.regs[10] = uint64(len(argv))
+	t.regs[11] = sp + 8
+	t.regs[12] = MainStackTop
+	t.regs[13] = lo
+	k.st = state{threads: []thread{t}, cur: -1, nextTID: 2, heap: newHeap()}
+	return nil
+}
+
+// Symbols returns the program's symbols (for reports).
+func (k *Kernel) Symbols() *elfsym.Symbols { return k.syms }
+
+// Output returns everything the guest has written.
+func (k *Kernel) Output() []byte {
+	n := k.st.out
+	if n == nil {
+		return nil
+	}
+	buf := make([]byte, n.size)
+	for ; n != nil; n = n.prev {
+		copy(buf[n.size-len(n.data):], n.data)
+	}
+	return buf
+}
+
+// ExitStatus is the process's exit status (meaningful once ended).
+func (k *Kernel) ExitStatus() int { return k.st.status }
+
+// Instructions is the number of guest instructions executed so far.
+func (k *Kernel) Instructions() uint64 { return k.cpu.Instret }
+
+// PPs is the number of transitions completed so far.
+func (k *Kernel) PPs() int { return k.st.pps }
+
+// Leaks returns the live heap blocks (meaningful once ended).
+func (k *Kernel) Leaks() []record.Detail {
+	var out []record.Detail
+	for _, b := range k.st.heap.leaks() {
+		out = append(out, record.Detail{
+			Title:  fmt.Sprintf("block #%d (%d bytes at 0x%x) allocated by thread %d", b.id, b.size, b.addr, b.allocThread),
+			Thread: b.allocThread, Stack: b.allocStack,
+		})
+	}
+	return out
+}
+
+// --- record.Machine ---
+
+// Runnable implements record.Machine.
+func (k *Kernel) Runnable() []record.TID {
+	if k.st.ended {
+		return nil
+	}
+	var out []record.TID
+	for i := range k.st.threads {
+		if k.st.threads[i].canRun() {
+			out = append(out, k.st.threads[i].tid)
+		}
+	}
+	return out
+}
+
+// Default implements record.Machine: after a yield (or a sleep, exit or
+// block) the next runnable thread in TID order after the current one (or
+// the yield's target), otherwise the current thread.
+func (k *Kernel) Default() record.Choice {
+	run := k.Runnable()
+	if len(run) == 0 {
+		return record.Choice{}
+	}
+	cur := k.curTID()
+	if k.st.lastPP == record.PPYield && k.st.yieldTo > 0 {
+		for _, t := range run {
+			if t == k.st.yieldTo {
+				return record.Choice{Thread: t}
+			}
+		}
+	}
+	switchAway := k.st.lastPP == record.PPYield || k.st.lastPP == record.PPSleep
+	if !switchAway {
+		for _, t := range run {
+			if t == cur {
+				if th := k.find(cur); th != nil && th.state == stRunnable {
+					return record.Choice{Thread: t}
+				}
+			}
+		}
+	}
+	// Round robin: the first runnable (not sleeping, if possible) after cur.
+	pick := func(awake bool) (record.TID, bool) {
+		for pass := 0; pass < 2; pass++ {
+			for _, t := range run {
+				if (pass == 0 && t <= cur) || (pass == 1 && t > cur) {
+					continue
+				}
+				if awake && k.find(t).state == stSleeping {
+					continue
+				}
+				return t, true
+			}
+		}
+		return 0, false
+	}
+	if t, ok := pick(true); ok {
+		return record.Choice{Thread: t}
+	}
+	t, _ := pick(false)
+	return record.Choice{Thread: t}
+}
+
+// Ended implements record.Machine.
+func (k *Kernel) Ended() (bool, *record.Bug) { return k.st.ended, k.st.bug }
+
+type snapshot struct {
+	mem     *mem.Snapshot
+	regs    [33]uint64
+	pc      uint64
+	instret uint64
+	st      state
+}
+
+// Snapshot implements record.Machine. It must be taken between Steps.
+func (k *Kernel) Snapshot() record.Snapshot {
+	return &snapshot{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, instret: k.cpu.Instret, st: k.st.clone()}
+}
+
+// Restore implements record.Machine.
+func (k *Kernel) Restore(s record.Snapshot) {
+	sn := s.(*snapshot)
+	k.mem.Restore(sn.mem)
+	k.cpu.X, k.cpu.PC, k.cpu.Instret = sn.regs, sn.pc, sn.instret
+	k.cpu.ClearReservation()
+	k.st = sn.st.clone()
+	k.tr = nil
+}
+
+func (k *Kernel) find(tid record.TID) *thread {
+	for i := range k.st.threads {
+		if k.st.threads[i].tid == tid {
+			return &k.st.threads[i]
+		}
+	}
+	return nil
+}
+
+func (k *Kernel) cur() *thread {
+	if k.st.cur < 0 || k.st.cur >= len(k.st.threads) {
+		return nil
+	}
+	return &k.st.threads[k.st.cur]
+}
+
+func (k *Kernel) curTID() record.TID {
+	if t := k.cur(); t != nil {
+		return t.tid
+	}
+	return k.st.lastExited
+}
+
+// switchTo puts tid on the CPU.
+func (k *Kernel) switchTo(tid record.TID) {
+	if t := k.cur(); t != nil && t.tid == tid {
+		return
+	}
+	if t := k.cur(); t != nil {
+		t.regs, t.pc = k.cpu.X, k.cpu.PC
+	}
+	for i := range k.st.threads {
+		if k.st.threads[i].tid == tid {
+			k.st.cur = i
+			t := &k.st.threads[i]
+			k.cpu.X, k.cpu.PC = t.regs, t.pc
+			k.cpu.X[0] = 0
+			k.cpu.ClearReservation()
+			return
+		}
+	}
+}
+
+// now is the tick clock: deterministic, a function of the instruction
+// count plus the ticks sleepers skipped.
+func (k *Kernel) now() uint64 { return k.cpu.Instret/10000 + k.st.clock }
+
+// Step implements record.Machine.
+func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
+	if k.st.ended {
+		return nil, errors.New("the execution has ended")
+	}
+	t := k.find(ch.Thread)
+	if t == nil || !t.canRun() {
+		return nil, fmt.Errorf("thread %d is not runnable here (runnable: %v)", ch.Thread, k.Runnable())
+	}
+	k.switchTo(ch.Thread)
+	t = k.cur()
+	if t.state == stSleeping {
+		if now := k.now(); t.wake > now {
+			k.st.clock += t.wake - now
+		}
+		t.state = stRunnable
+	}
+	k.tr = &record.Transition{Thread: t.tid}
+	start := k.cpu.Instret
+	if t.atBreak {
+		t.atBreak = false
+		k.cpu.ResumeFromBreakpoint()
+		k.enterFunc(k.cpu.PC)
+	}
+	k.ppStack = nil
+	k.st.lastExited = 0
+	pp, err := k.run(start)
+	tr := k.tr
+	k.tr = nil
+	tr.Instructions = k.cpu.Instret - start
+	if err != nil {
+		return tr, err
+	}
+	k.st.sumInstr += tr.Instructions
+	k.st.nTrans++
+	tr.PP = pp
+	if !k.st.ended {
+		tr.Stack = k.ppStack
+		k.st.pps++
+		k.st.lastPP = pp.Kind
+		if k.st.pps > k.cfg.MaxPPs {
+			k.bugHere(record.BugLoop, fmt.Sprintf("execution exceeded %d preemption points (thesis TOO_DEEP_0TH_BRANCH): a livelock or an unbounded loop of yields", k.cfg.MaxPPs), nil)
+		} else if len(k.Runnable()) == 0 {
+			k.deadlock()
+		}
+	}
+	if k.st.ended {
+		tr.PP = record.PP{Kind: record.PPEnd, PC: pp.PC, Func: pp.Func}
+		if tr.Stack == nil && k.st.bug != nil {
+			tr.Stack = k.st.bug.Stack
+		}
+	}
+	return tr, nil
+}
+
+// loopLimit is the number of instructions a transition may run before the
+// infinite-loop heuristic fires (thesis §3.4.6 (b)).
+func (k *Kernel) loopLimit() uint64 {
+	avg := uint64(ProgressMinAverage)
+	if k.st.nTrans > 0 {
+		if a := k.st.sumInstr / k.st.nTrans; a > avg {
+			avg = a
+		}
+	}
+	return ProgressTriggerFactor * avg
+}
+
+// run executes the current thread until a PP or the end.
+func (k *Kernel) run(start uint64) (record.PP, error) {
+	limit := k.loopLimit()
+	for {
+		used := k.cpu.Instret - start
+		// The heuristic is about threads waiting on each other; a lone
+		// thread is bounded by the instruction budget instead.
+		if used >= limit && len(k.st.threads) > 1 {
+			k.bugHere(record.BugLoop, fmt.Sprintf("infinite loop: thread %d ran %d instructions without reaching a preemption point (%d × the average transition, thesis §3.4.6)",
+				k.curTID(), used, ProgressTriggerFactor), nil)
+			return record.PP{Kind: record.PPEnd, PC: k.cpu.PC}, nil
+		}
+		if k.cpu.Instret >= k.cfg.MaxInstructions {
+			return record.PP{Kind: record.PPEnd, PC: k.cpu.PC}, ErrBudget
+		}
+		n := uint64(1 << 62)
+		if used < limit {
+			n = limit - used
+		}
+		if b := k.cfg.MaxInstructions - k.cpu.Instret; b < n {
+			n = b
+		}
+		stop := k.cpu.Run(n)
+		switch stop.Reason {
+		case cpu.StopLimit:
+			continue
+		case cpu.StopEcall:
+			if pp, done := k.syscall(); done {
+				return pp, nil
+			}
+		case cpu.StopBreakpoint:
+			if pp, done := k.breakpoint(stop.PC); done {
+				return pp, nil
+			}
+		default:
+			k.trap(stop)
+			return record.PP{Kind: record.PPEnd, PC: stop.PC}, nil
+		}
+	}
+}
+
+// breakpoint handles a breakpoint hit at pc: returns from sync functions,
+// configured PPs and sync-function entries.
+func (k *Kernel) breakpoint(pc uint64) (record.PP, bool) {
+	t := k.cur()
+	sp := k.cpu.X[2]
+	for n := len(t.calls); n > 0 && t.calls[n-1].ret == pc && t.calls[n-1].sp == sp; n = len(t.calls) {
+		f := t.calls[n-1]
+		t.calls = t.calls[:n-1]
+		k.syncEvent(record.SyncEvent{Kind: record.SyncReturn, Func: f.fn, Arg: f.arg})
+	}
+	if name, ok := k.ppFuncs[pc]; ok && k.withinOK(pc) {
+		t.atBreak = true
+		k.ppStack = k.stackAt(pc)
+		return record.PP{Kind: record.PPSyncFunc, PC: pc, Func: name}, true
+	}
+	if k.racePCs[pc] && k.withinOK(pc) {
+		t.atBreak = true
+		k.ppStack = k.stackAt(pc)
+		return record.PP{Kind: record.PPDataRace, PC: pc, Func: k.funcName(pc)}, true
+	}
+	k.enterFunc(pc)
+	k.cpu.ResumeFromBreakpoint()
+	return record.PP{}, false
+}
+
+// enterFunc records entry into a known sync function at pc (if it is one)
+// and arms the breakpoint that sees it return.
+func (k *Kernel) enterFunc(pc uint64) {
+	name, ok := k.eventFuncs[pc]
+	if !ok {
+		return
+	}
+	t := k.cur()
+	ra, sp, a0 := k.cpu.X[1], k.cpu.X[2], k.cpu.X[10]
+	if len(t.calls) < 64 {
+		t.calls = append(t.calls, syncFrame{fn: name, arg: a0, ret: ra, sp: sp})
+	}
+	if !k.retBPs[ra] {
+		k.retBPs[ra] = true
+		k.cpu.SetBreakpoint(ra)
+	}
+	k.syncEvent(record.SyncEvent{Kind: record.SyncEnter, Func: name, Arg: a0, PC: pc})
+}
+
+// withinOK applies the within/without directives to the current stack
+// (thesis §3.4.1 check_withins: any within ⇒ allowlist; last match wins).
+func (k *Kernel) withinOK(pc uint64) bool {
+	if len(k.cfg.Filters) == 0 {
+		return true
+	}
+	accept := true
+	for _, f := range k.cfg.Filters {
+		if f.Within {
+			accept = false
+			break
+		}
+	}
+	stack := k.stackAt(pc)
+	for _, f := range k.cfg.Filters {
+		for i, fpc := range stack {
+			if i > 0 {
+				fpc -= 4
+			}
+			if name, _, ok := k.syms.FuncAt(fpc); ok && name == f.Func {
+				accept = f.Within
+				break
+			}
+		}
+	}
+	return accept
+}
+
+func (k *Kernel) funcName(pc uint64) string {
+	name, _, _ := k.syms.FuncAt(pc)
+	return name
+}
+
+// stackAt unwinds the current thread with frame 0 at pc.
+func (k *Kernel) stackAt(pc uint64) []uint64 {
+	x := &k.cpu.X
+	return k.syms.Unwind(pc, x[1], x[2], x[8], k.mem.Read64, 32)
+}
+
+// stack unwinds the current thread at the instruction being handled (the
+// ecall for system calls).
+func (k *Kernel) stack() []uint64 {
+	if k.cur() == nil {
+		return nil
+	}
+	return k.stackAt(k.cpu.PC)
+}
+
+// threadStack unwinds a thread that is not on the CPU.
+func (k *Kernel) threadStack(t *thread) []uint64 {
+	if k.cur() == t {
+		return k.stackAt(k.cpu.PC)
+	}
+	pc := t.pc
+	if !t.atBreak && pc >= 4 {
+		pc -= 4 // it stopped after an ecall: show the ecall
+	}
+	return k.syms.Unwind(pc, t.regs[1], t.regs[2], t.regs[8], k.mem.Read64, 32)
+}
+
+func (k *Kernel) syncEvent(e record.SyncEvent) {
+	if k.tr != nil {
+		if e.PC == 0 {
+			e.PC = k.cpu.PC
+		}
+		k.tr.Sync = append(k.tr.Sync, e)
+	}
+}
+
+// Access implements cpu.Tracker: it records shared accesses.
+func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) {
+	t := &k.st.threads[k.st.cur]
+	if addr >= t.stackLo && addr < t.stackHi {
+		return
+	}
+	a := record.Access{Addr: addr, Size: size, Write: write, Atomic: atomic, PC: pc}
+	if addr >= HeapBase && addr < k.st.heap.brk {
+		if b := k.st.heap.blockAt(addr); b != nil {
+			a.Block, a.Gen = b.id, b.gen
+		}
+	}
+	acc := k.tr.Accesses
+	// Loops touch the same few locations: skip exact repeats.
+	for i := len(acc) - 1; i >= 0 && i >= len(acc)-8; i-- {
+		if acc[i] == a {
+			return
+		}
+	}
+	k.tr.Accesses = append(acc, a)
+}
+
+// memoryUsed is guest memory from new_pages and the heap arena.
+func (k *Kernel) memoryUsed() uint64 {
+	var n uint64
+	for _, r := range k.st.regions {
+		n += r.size
+	}
+	return n + (k.st.heap.brk - HeapBase)
+}
+
+// regionAt returns the new_pages region containing addr.
+func (k *Kernel) regionAt(addr uint64) (region, bool) {
+	i := sort.Search(len(k.st.regions), func(i int) bool { return k.st.regions[i].base+k.st.regions[i].size > addr })
+	if i < len(k.st.regions) && k.st.regions[i].base <= addr {
+		return k.st.regions[i], true
+	}
+	return region{}, false
+}
+
+func (k *Kernel) appendOutput(b []byte) {
+	size := len(b)
+	if k.st.out != nil {
+		size += k.st.out.size
+	}
+	k.st.out = &outNode{prev: k.st.out, data: b, size: size}
+}

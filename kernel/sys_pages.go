@@ -1,0 +1,59 @@
+package kernel
+
+import (
+	"fmt"
+	"sort"
+
+	"landslide/emu/mem"
+	"landslide/record"
+)
+
+// sysNewPages implements new_pages(base, len): base and len page aligned,
+// the range free and outside the heap arena and the null guard.
+func sysNewPages(k *Kernel, a args) (uint64, control) {
+	base, n := a.ptr(0), uint64(a.int(1))
+	if a.int(1) <= 0 || base&(PageSize-1) != 0 || n&(PageSize-1) != 0 || base < NullGuardEnd ||
+		base >= mem.Limit || n > mem.Limit-base {
+		return errno(1), ctlContinue
+	}
+	if base < HeapLimit && base+n > HeapBase {
+		return errno(1), ctlContinue
+	}
+	if k.mem.AnyMapped(base, n) {
+		return errno(1), ctlContinue
+	}
+	if k.memoryUsed()+n > k.cfg.MaxMemory {
+		k.limitBug(fmt.Sprintf("memory limit: new_pages(0x%x, %d) would exceed %d bytes of guest memory", base, n, k.cfg.MaxMemory))
+		return 0, ctlEnd
+	}
+	if err := k.mem.Map(base, n, mem.PermR|mem.PermW); err != nil {
+		return errno(1), ctlContinue
+	}
+	r := region{base, n}
+	i := sort.Search(len(k.st.regions), func(i int) bool { return k.st.regions[i].base > base })
+	k.st.regions = append(k.st.regions[:i:i], append([]region{r}, k.st.regions[i:]...)...)
+	return 0, ctlContinue
+}
+
+// sysRemovePages implements remove_pages(base): base must start a region
+// that new_pages allocated. Later accesses there are reported with the
+// stack of this call.
+func sysRemovePages(k *Kernel, a args) (uint64, control) {
+	base := a.ptr(0)
+	for i, r := range k.st.regions {
+		if r.base != base {
+			continue
+		}
+		k.mem.Unmap(r.base, r.size)
+		k.st.regions = append(k.st.regions[:i:i], k.st.regions[i+1:]...)
+		k.st.removed = append(k.st.removed, removedRegion{region: r, thread: k.curTID(), stack: k.stackAt(k.cpu.PC - 4)})
+		if len(k.st.removed) > 64 {
+			k.st.removed = k.st.removed[1:]
+		}
+		// A thread whose stack this was keeps the bounds: accesses fault.
+		return 0, ctlContinue
+	}
+	return errno(1), ctlContinue
+}
+
+var _ = record.PPNone

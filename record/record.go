@@ -1,0 +1,273 @@
+// Package record holds the data that crosses the seam between the machine
+// (emulator + guest kernel) and everything that explores, stores or reports
+// executions: choices, transitions, accesses, sync events and bugs, and the
+// Machine interface itself. It imports nothing of the project, so a second
+// front end (another ISA, or Go programs) can implement Machine.
+//
+// Vocabulary (thesis §2.5): a preemption point (PP) is a state where the
+// checker may switch threads; a transition is what one thread executes
+// between two PPs; a choice is the decision taken at a PP; an execution
+// prefix (a list of choices) replayed on the same binary reproduces the
+// execution exactly.
+package record
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"strings"
+)
+
+// TID identifies a guest thread. The first thread is 1.
+type TID int32
+
+// Choice is the decision at a PP: which thread runs next, plus an optional
+// injected value (a transactional abort code, later a failure to inject).
+type Choice struct {
+	Thread TID
+	Value  int64
+}
+
+// PPKind says why a transition ended.
+type PPKind uint8
+
+// PP kinds. Mandatory PPs (voluntary switches) come first.
+const (
+	PPNone         PPKind = iota
+	PPYield               // yield syscall
+	PPBlock               // deschedule (blocking or not)
+	PPCreate              // a thread was created (the parent is at the PP)
+	PPExit                // the running thread exited (vanish)
+	PPMakeRunnable        // make_runnable
+	PPSleep               // sleep
+	PPSyncFunc            // entry of a configured function (e.g. mutex_lock)
+	PPDataRace            // a configured instruction address (data-race PP)
+	PPAnnotation          // tell_landslide_preempt()
+	PPEnd                 // not a PP: the execution ended (exit or bug)
+)
+
+var ppNames = [...]string{"none", "yield", "deschedule", "thread_create", "thread_exit",
+	"make_runnable", "sleep", "sync_function", "data_race", "annotation", "end"}
+
+func (k PPKind) String() string {
+	if int(k) < len(ppNames) {
+		return ppNames[k]
+	}
+	return fmt.Sprintf("pp%d", k)
+}
+
+// Mandatory reports whether PPs of this kind exist whatever the PP set.
+func (k PPKind) Mandatory() bool { return k >= PPYield && k <= PPSleep }
+
+// PP is the preemption point that ended a transition.
+type PP struct {
+	Kind PPKind
+	PC   uint64
+	// Func is the function whose entry this is (PPSyncFunc), or the
+	// function holding PC.
+	Func string
+}
+
+func (p PP) String() string {
+	if p.Kind == PPSyncFunc {
+		return p.Func
+	}
+	return p.Kind.String()
+}
+
+// Access is one shared-memory access (accesses of a thread to its own stack
+// are not recorded).
+type Access struct {
+	Addr   uint64
+	Size   uint8
+	Write  bool
+	Atomic bool // LR, SC or AMO; an AMO is recorded as a write
+	PC     uint64
+	// Block and Gen identify the heap block (0 when not heap memory); Gen
+	// counts allocations at the same address (reallocation rule).
+	Block uint32
+	Gen   uint32
+}
+
+// SyncKind is the kind of a sync event.
+type SyncKind uint8
+
+// Sync event kinds.
+const (
+	SyncCreate  SyncKind = iota + 1 // the thread created Other
+	SyncExit                        // the thread exited
+	SyncBlock                       // the thread blocked (deschedule)
+	SyncUnblock                     // the thread made Other runnable
+	SyncEnter                       // entered Func with first argument Arg
+	SyncReturn                      // returned from Func (Arg as at entry)
+	SyncAlloc                       // allocated heap Block/Gen at Arg
+	SyncFree                        // freed heap Block/Gen at Arg
+	SyncJoinable                    // (reserved)
+)
+
+var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "joinable"}
+
+func (k SyncKind) String() string {
+	if int(k) < len(syncNames) {
+		return syncNames[k]
+	}
+	return fmt.Sprintf("sync%d", k)
+}
+
+// SyncEvent is a synchronisation-relevant event within a transition.
+type SyncEvent struct {
+	Kind  SyncKind
+	Other TID
+	Func  string
+	Arg   uint64
+	Block uint32
+	Gen   uint32
+	PC    uint64
+}
+
+// Transition is what one thread executed between two PPs.
+type Transition struct {
+	Thread TID
+	// PP ended the transition; Stack is the thread's stack there (frame 0 is
+	// the PC; outer frames are return addresses).
+	PP           PP
+	Stack        []uint64
+	Accesses     []Access
+	Sync         []SyncEvent
+	Instructions uint64
+}
+
+// Hash returns a digest of everything in the transitions, in order. Equal
+// hashes across runs are the determinism check.
+func Hash(ts []*Transition) [32]byte {
+	h := sha256.New()
+	var b [8]byte
+	put := func(v uint64) {
+		binary.LittleEndian.PutUint64(b[:], v)
+		h.Write(b[:])
+	}
+	for _, t := range ts {
+		put(uint64(t.Thread))
+		put(uint64(t.PP.Kind))
+		put(t.PP.PC)
+		h.Write([]byte(t.PP.Func))
+		put(uint64(len(t.Stack)))
+		for _, pc := range t.Stack {
+			put(pc)
+		}
+		put(uint64(len(t.Accesses)))
+		for _, a := range t.Accesses {
+			put(a.Addr)
+			put(uint64(a.Size) | b2u(a.Write)<<8 | b2u(a.Atomic)<<9 | uint64(a.Block)<<16)
+			put(a.PC)
+			put(uint64(a.Gen))
+		}
+		put(uint64(len(t.Sync)))
+		for _, s := range t.Sync {
+			put(uint64(s.Kind) | uint64(uint32(s.Other))<<8)
+			h.Write([]byte(s.Func))
+			put(s.Arg)
+			put(uint64(s.Block)<<32 | uint64(s.Gen))
+			put(s.PC)
+		}
+		put(t.Instructions)
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// BugKind classifies a guest bug.
+type BugKind uint8
+
+// Bug kinds.
+const (
+	BugAssert        BugKind = iota + 1 // assertion failure or panic
+	BugMemory                           // invalid memory access
+	BugHeap                             // use-after-free, double/invalid free, overflow
+	BugDeadlock                         // every live thread blocked
+	BugLoop                             // infinite loop heuristic
+	BugIllegal                          // illegal instruction
+	BugMisaligned                       // misaligned atomic or jump target
+	BugStackOverflow                    // access just beyond a thread's stack
+	BugLimit                            // thread or memory limit exceeded
+	BugSyscall                          // unknown or misused system call
+)
+
+var bugNames = [...]string{"", "assert", "memory", "heap", "deadlock", "loop",
+	"illegal_instruction", "misaligned", "stack_overflow", "limit", "syscall"}
+
+func (k BugKind) String() string {
+	if int(k) < len(bugNames) {
+		return bugNames[k]
+	}
+	return fmt.Sprintf("bug%d", k)
+}
+
+// ParseBugKind is the inverse of BugKind.String.
+func ParseBugKind(s string) (BugKind, bool) {
+	for i, n := range bugNames {
+		if n == s && i > 0 {
+			return BugKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// Detail is a titled part of a bug report: a stack (allocation, free, a
+// blocked thread's position) and/or a line of text.
+type Detail struct {
+	Title  string
+	Thread TID
+	Stack  []uint64
+	Text   string
+}
+
+// Bug is a failure of the guest program. It is a value, never a Go error:
+// finding one is the checker working.
+type Bug struct {
+	Kind    BugKind
+	Message string
+	Thread  TID
+	PC      uint64
+	Stack   []uint64
+	Details []Detail
+}
+
+func (b *Bug) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s: %s (thread %d, pc 0x%x)", b.Kind, b.Message, b.Thread, b.PC)
+	return sb.String()
+}
+
+// Machine is the explorer's view of an execution. The explorer knows
+// nothing of the ISA; the machine knows nothing of exploration.
+//
+// Protocol: while !Ended(), pick a Choice whose Thread is in Runnable() and
+// call Step. Snapshot may be taken at any PP (between Steps) and restored
+// later any number of times; restoring puts the machine exactly in the
+// state it had, including output and heap.
+type Machine interface {
+	// Runnable lists, ascending, the threads that may run at this PP.
+	Runnable() []TID
+	// Default is the choice an ordinary scheduler would make here: the
+	// current thread if it can go on, the next thread after a yield.
+	Default() Choice
+	// Step runs the chosen thread to the next PP (or the end) and returns
+	// the transition. An error means the choice was invalid.
+	Step(Choice) (*Transition, error)
+	// Ended reports whether the execution is over and the bug, if any.
+	Ended() (bool, *Bug)
+	Snapshot() Snapshot
+	Restore(Snapshot)
+}
+
+// Snapshot is an opaque, immutable machine state.
+type Snapshot interface{}
