@@ -167,6 +167,8 @@ type Kernel struct {
 	// The transition in progress.
 	tr        *record.Transition
 	ppStack   []uint64 // the stack at the PP ending tr
+	seen      map[record.Access]struct{}
+	seenFor   *record.Transition
 	violation *heapViolation
 }
 
@@ -183,6 +185,7 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 		cfg: cfg, img: img, syms: img.Symbols, mem: m, cpu: cpu.New(m),
 		ppFuncs: map[uint64]string{}, eventFuncs: map[uint64]string{},
 		racePCs: map[uint64]bool{}, retBPs: map[uint64]bool{},
+		seen: map[record.Access]struct{}{},
 	}
 	k.cpu.Watcher = k
 	if !cfg.NoTrack {
@@ -684,12 +687,27 @@ func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) 
 			a.Block, a.Gen = b.id, b.gen
 		}
 	}
+	// An access set, not a log: loops touch the same locations again and
+	// again. Small sets are scanned; larger ones use an index.
 	acc := k.tr.Accesses
-	// Loops touch the same few locations: skip exact repeats.
-	for i := len(acc) - 1; i >= 0 && i >= len(acc)-8; i-- {
-		if acc[i] == a {
+	if len(acc) < 16 {
+		for i := range acc {
+			if acc[i] == a {
+				return
+			}
+		}
+	} else {
+		if k.seenFor != k.tr {
+			clear(k.seen)
+			for _, x := range acc {
+				k.seen[x] = struct{}{}
+			}
+			k.seenFor = k.tr
+		}
+		if _, dup := k.seen[a]; dup {
 			return
 		}
+		k.seen[a] = struct{}{}
 	}
 	k.tr.Accesses = append(acc, a)
 }

@@ -94,15 +94,15 @@ type SyncKind uint8
 
 // Sync event kinds.
 const (
-	SyncCreate  SyncKind = iota + 1 // the thread created Other
-	SyncExit                        // the thread exited
-	SyncBlock                       // the thread blocked (deschedule)
-	SyncUnblock                     // the thread made Other runnable
-	SyncEnter                       // entered Func with first argument Arg
-	SyncReturn                      // returned from Func (Arg as at entry)
-	SyncAlloc                       // allocated heap Block/Gen at Arg
-	SyncFree                        // freed heap Block/Gen at Arg
-	SyncJoinable                    // (reserved)
+	SyncCreate   SyncKind = iota + 1 // the thread created Other
+	SyncExit                         // the thread exited
+	SyncBlock                        // the thread blocked (deschedule)
+	SyncUnblock                      // the thread made Other runnable
+	SyncEnter                        // entered Func with first argument Arg
+	SyncReturn                       // returned from Func (Arg as at entry)
+	SyncAlloc                        // allocated heap Block/Gen at Arg
+	SyncFree                         // freed heap Block/Gen at Arg
+	SyncJoinable                     // (reserved)
 )
 
 var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "joinable"}

@@ -1,0 +1,80 @@
+// Package cli holds landslide's cobra commands. cmd/landslide only mounts
+// them, so tests run the commands in-process with their own output streams.
+//
+// Exit codes, shared by every command:
+//
+//	0  no bug (the program ran to its end, or the space was verified)
+//	1  a bug was found
+//	2  usage or input error (bad flags, unreadable or malformed ELF)
+//	3  budget exhausted without finding a bug
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	ExitOK     = 0
+	ExitBug    = 1
+	ExitUsage  = 2
+	ExitBudget = 3
+)
+
+// exitError carries an exit code out of a command; its message (if any)
+// has already been printed or is printed by Main.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageErr(format string, a ...any) error {
+	return &exitError{code: ExitUsage, msg: fmt.Sprintf(format, a...)}
+}
+
+// NewRoot builds the command tree.
+func NewRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "landslide",
+		Short: "A stateless model checker for concurrent C programs on a deterministic RISC-V emulator",
+		Long: `Landslide runs a concurrent C program (an RV64 ELF built against its guest SDK)
+in a deterministic emulator, forces its threads through different
+interleavings, and reports each failing interleaving with a readable trace.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newRunCmd(), newCCCmd())
+	return root
+}
+
+// Main runs the command line and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	root := NewRoot()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintf(stderr, "landslide: %s\n", ee.msg)
+		}
+		return ee.code
+	}
+	// Cobra's own errors (unknown flag, wrong argument count) are usage errors.
+	fmt.Fprintf(stderr, "landslide: %v\n", err)
+	return ExitUsage
+}
+
+// Run is main's body.
+func Run() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) }
