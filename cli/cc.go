@@ -2,8 +2,38 @@ package cli
 
 import (
 	"github.com/spf13/cobra"
+
+	"landslide/sdk"
 )
 
 func newCCCmd() *cobra.Command {
-	return &cobra.Command{Use: "cc", Short: "(soon)"}
+	var opts sdk.Options
+	cmd := &cobra.Command{
+		Use:   "cc -o PROGRAM.elf SOURCE.c [SOURCE...]",
+		Short: "Build a guest test program against the SDK (needs clang and ld.lld)",
+		Long: `cc compiles C (and .S) sources for the guest: RV64IMA, freestanding, with the
+SDK's Pebbles-compatible headers, crt0 and libc, linked with the reference
+thread library (--lib ref, the default), none (--lib none), or a directory
+holding your own thread library's .c files (--lib DIR).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Output == "" {
+				return usageErr("cc: -o PROGRAM.elf is required")
+			}
+			if opts.Lib == "none" {
+				opts.Lib = ""
+			}
+			opts.Sources = args
+			if err := sdk.Build(opts); err != nil {
+				return usageErr("cc: %v", err)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Output, "output", "o", "", "the ELF to write")
+	fl.StringVar(&opts.Lib, "lib", "ref", `thread library: "ref", "none", or a directory of .c files`)
+	fl.StringSliceVarP(&opts.Include, "include", "I", nil, "extra include directories")
+	fl.StringSliceVar(&opts.CFlags, "cflag", nil, "extra compiler flags")
+	return cmd
 }

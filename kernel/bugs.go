@@ -206,3 +206,44 @@ func (k *Kernel) checkMagic() string {
 	}
 	return ""
 }
+
+// noteYields updates the yield-loop heuristic after a PP of the given kind
+// (thesis §3.4.6: a thread that yields TooManyYields times without other
+// thread-library activity is treated as blocked; when every thread is so
+// blocked for DeadlockFPMaxAttempts PPs, that is a deadlock).
+func (k *Kernel) noteYields(kind record.PPKind) {
+	if t := k.cur(); t != nil && kind == record.PPYield {
+		t.yields++
+	}
+	for i := range k.st.threads {
+		if k.st.threads[i].yields < TooManyYields {
+			k.st.stuck = 0
+			return
+		}
+	}
+	k.st.stuck++
+}
+
+// spinDeadlock reports threads that all spin in yield loops.
+func (k *Kernel) spinDeadlock() {
+	var ids []string
+	var details []record.Detail
+	for i := range k.st.threads {
+		t := &k.st.threads[i]
+		ids = append(ids, fmt.Sprint(t.tid))
+		what := fmt.Sprintf("spins (%d yields without progress)", t.yields)
+		if n := len(t.calls); n > 0 {
+			what += fmt.Sprintf(" inside %s(0x%x)", t.calls[n-1].fn, t.calls[n-1].arg)
+		}
+		details = append(details, record.Detail{Title: fmt.Sprintf("thread %d %s, at", t.tid, what), Thread: t.tid, Stack: k.threadStack(t)})
+	}
+	b := &record.Bug{Kind: record.BugDeadlock, Details: details, Thread: k.curTID(),
+		Message: fmt.Sprintf("deadlock: threads %s all wait in yield loops for each other (each yielded %d+ times with no other progress for %d preemption points; thesis §3.4.6)",
+			strings.Join(ids, ", "), TooManyYields, DeadlockFPMaxAttempts)}
+	if t := k.cur(); t != nil {
+		b.PC = k.cpu.PC
+		b.Stack = k.threadStack(t)
+	}
+	k.st.bug = b
+	k.st.ended = true
+}

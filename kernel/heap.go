@@ -54,14 +54,24 @@ type heapState struct {
 	brk        uint64
 	mapped     uint64 // arena is mapped up to here
 	live       uint64 // bytes in live blocks
+	shared     bool   // the slices and map are shared with a snapshot
 }
 
 func newHeap() heapState {
 	return heapState{free: map[uint64][]int{}, brk: HeapBase, mapped: HeapBase}
 }
 
+// own makes the heap metadata private before a mutation: snapshots share
+// it (copy on write) because most transitions never allocate.
+func (h *heapState) own() {
+	if h.shared {
+		*h = h.clone()
+	}
+}
+
 func (h *heapState) clone() heapState {
 	c := *h
+	c.shared = false
 	c.blocks = append([]block(nil), h.blocks...)
 	c.slots = append([]slot(nil), h.slots...)
 	c.quarantine = append([]int(nil), h.quarantine...)
@@ -149,6 +159,7 @@ func rw(write bool) string {
 // limit bug recorded when the memory limit is exceeded.
 func (k *Kernel) malloc(size uint64) uint64 {
 	h := &k.st.heap
+	h.own()
 	if size > k.cfg.MaxMemory {
 		return 0
 	}
@@ -201,6 +212,7 @@ func (k *Kernel) malloc(size uint64) uint64 {
 // free releases the block at ptr; a bad pointer is a heap bug.
 func (k *Kernel) free(ptr uint64, fn string) {
 	h := &k.st.heap
+	h.own()
 	if ptr == 0 {
 		return
 	}

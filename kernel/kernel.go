@@ -30,6 +30,8 @@ const (
 	ProgressTriggerFactor = 4000 // instructions since the last PP, × average transition
 	ProgressMinAverage    = 1000 // floor of that average
 	TooDeepFirstBranch    = 4000 // PPs in one execution
+	TooManyYields         = 10   // yields without interesting activity: yield-blocked
+	DeadlockFPMaxAttempts = 128  // PPs with every thread yield-blocked: a deadlock
 )
 
 // Filter is a within_function / without_function directive.
@@ -134,17 +136,17 @@ type state struct {
 	// lastExited is the thread that vanished at the last PP (for Default).
 	lastExited record.TID
 	diag       []string // checker diagnostics (tell_landslide_dump_stack)
+	// stuck counts consecutive PPs at which every thread was yield-blocked.
+	stuck int
 }
 
+// clone copies the state for a snapshot. Only threads are copied: every
+// other slice is replaced, never written in place (appends use full slice
+// expressions), and the heap is copy-on-write (heapState.own).
 func (s *state) clone() state {
+	s.heap.shared = true
 	c := *s
-	c.threads = make([]thread, len(s.threads))
-	for i := range s.threads {
-		c.threads[i] = s.threads[i].clone()
-	}
-	c.heap = s.heap.clone()
-	c.regions = append([]region(nil), s.regions...)
-	c.removed = append([]removedRegion(nil), s.removed...)
+	c.threads = append([]thread(nil), s.threads...)
 	return c
 }
 
@@ -494,7 +496,10 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 		tr.Stack = k.ppStack
 		k.st.pps++
 		k.st.lastPP = pp.Kind
-		if k.st.pps > k.cfg.MaxPPs {
+		k.noteYields(pp.Kind)
+		if k.st.stuck >= DeadlockFPMaxAttempts {
+			k.spinDeadlock()
+		} else if k.st.pps > k.cfg.MaxPPs {
 			k.bugHere(record.BugLoop, fmt.Sprintf("execution exceeded %d preemption points (thesis TOO_DEEP_0TH_BRANCH): a livelock or an unbounded loop of yields", k.cfg.MaxPPs), nil)
 		} else if len(k.Runnable()) == 0 {
 			k.deadlock()
@@ -596,8 +601,9 @@ func (k *Kernel) enterFunc(pc uint64) {
 	}
 	t := k.cur()
 	ra, sp, a0 := k.cpu.X[1], k.cpu.X[2], k.cpu.X[10]
-	if len(t.calls) < 64 {
-		t.calls = append(t.calls, syncFrame{fn: name, arg: a0, ret: ra, sp: sp})
+	if n := len(t.calls); n < 64 {
+		// A new array each time: snapshots share the old one.
+		t.calls = append(t.calls[:n:n], syncFrame{fn: name, arg: a0, ret: ra, sp: sp})
 	}
 	if !k.retBPs[ra] {
 		k.retBPs[ra] = true
@@ -667,6 +673,18 @@ func (k *Kernel) threadStack(t *thread) []uint64 {
 }
 
 func (k *Kernel) syncEvent(e record.SyncEvent) {
+	// Any thread-library call but mutex_lock/unlock, and any create,
+	// block or unblock, is progress for the yield heuristic (§3.4.6).
+	switch e.Kind {
+	case record.SyncCreate, record.SyncBlock, record.SyncUnblock:
+		if t := k.cur(); t != nil {
+			t.yields = 0
+		}
+	case record.SyncEnter:
+		if t := k.cur(); t != nil && e.Func != "mutex_lock" && e.Func != "mutex_unlock" {
+			t.yields = 0
+		}
+	}
 	if k.tr != nil {
 		if e.PC == 0 {
 			e.PC = k.cpu.PC

@@ -46,10 +46,11 @@ func sysRemovePages(k *Kernel, a args) (uint64, control) {
 		}
 		k.mem.Unmap(r.base, r.size)
 		k.st.regions = append(k.st.regions[:i:i], k.st.regions[i+1:]...)
-		k.st.removed = append(k.st.removed, removedRegion{region: r, thread: k.curTID(), stack: k.stackAt(k.cpu.PC - 4)})
-		if len(k.st.removed) > 64 {
-			k.st.removed = k.st.removed[1:]
+		rm := k.st.removed
+		if len(rm) >= 64 {
+			rm = rm[1:]
 		}
+		k.st.removed = append(rm[:len(rm):len(rm)], removedRegion{region: r, thread: k.curTID(), stack: k.stackAt(k.cpu.PC - 4)})
 		// A thread whose stack this was keeps the bounds: accesses fault.
 		return 0, ctlContinue
 	}

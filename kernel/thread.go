@@ -39,16 +39,14 @@ type thread struct {
 	// [stackLo, stackHi) is the thread's own stack; its accesses there are
 	// not shared. stackLo == stackHi means not yet known (thread_fork).
 	stackLo, stackHi uint64
-	calls            []syncFrame
+	// yields counts yields since the thread last did something
+	// interesting (thesis §3.4.6 yield-loop heuristic).
+	yields int
+	// calls is never written in place (see enterFunc), so snapshots share it.
+	calls []syncFrame
 }
 
 func (t *thread) canRun() bool { return t.state == stRunnable || t.state == stSleeping }
-
-func (t *thread) clone() thread {
-	c := *t
-	c.calls = append([]syncFrame(nil), t.calls...)
-	return c
-}
 
 // waitingIn describes where a blocked thread waits, from its innermost
 // active sync call.

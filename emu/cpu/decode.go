@@ -131,6 +131,9 @@ func (o Op) String() string {
 	return fmt.Sprintf("op%d", o)
 }
 
+// IsMemory reports whether the op accesses data memory.
+func (o Op) IsMemory() bool { return o >= OpLB && o <= OpSD || o.IsAtomic() }
+
 // IsAtomic reports whether the op is an LR, SC or AMO.
 func (o Op) IsAtomic() bool { return o >= OpLRW && o <= OpAMOMAXUD }
 

@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"landslide/fixtures"
+)
+
+// TestMain lets the test binary act as the landslide command, so tests can
+// run it as a separate process.
+func TestMain(m *testing.M) {
+	if os.Getenv("LANDSLIDE_TEST_AS_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = Main(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	f, ok := fixtures.Lookup(name)
+	if !ok {
+		t.Fatalf("fixture %s missing", name)
+	}
+	return f.Path()
+}
+
+// TestMalformedInput: truncated, wrong-architecture and garbage files give
+// exit code 2 and a one-line reason.
+func TestMalformedInput(t *testing.T) {
+	good, err := os.ReadFile(fixture(t, "isa/rv64i"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	wrongArch := append([]byte(nil), good...)
+	wrongArch[18], wrongArch[19] = 62, 0 // e_machine = EM_X86_64
+	cases := map[string][]byte{
+		"truncated": good[:len(good)/3],
+		"header":    good[:20],
+		"wrongarch": wrongArch,
+		"garbage":   bytes.Repeat([]byte("landslide"), 100),
+		"empty":     nil,
+	}
+	for name, data := range cases {
+		p := filepath.Join(dir, name+".elf")
+		os.WriteFile(p, data, 0o644)
+		code, out, errOut := runCLI("run", p)
+		if code != ExitUsage {
+			t.Errorf("%s: exit %d, want 2 (stderr %q)", name, code, errOut)
+		}
+		if out != "" || strings.Count(strings.TrimRight(errOut, "\n"), "\n") != 0 || !strings.HasPrefix(errOut, "landslide: ") {
+			t.Errorf("%s: want one line on stderr and nothing on stdout, got stdout %q stderr %q", name, out, errOut)
+		}
+	}
+	if code, _, _ := runCLI("run", filepath.Join(dir, "missing.elf")); code != ExitUsage {
+		t.Errorf("missing file: exit %d", code)
+	}
+	if code, _, _ := runCLI("run", "--bogus-flag", "x"); code != ExitUsage {
+		t.Errorf("unknown flag: exit %d", code)
+	}
+	if code, _, e := runCLI("run", fixture(t, "isa/rv64i"), "--schedule", "1,x"); code != ExitUsage {
+		t.Errorf("bad schedule: exit %d %s", code, e)
+	}
+	if code, _, e := runCLI("run", fixture(t, "isa/rv64i"), "--schedule", "1", "--seed", "3"); code != ExitUsage {
+		t.Errorf("--schedule with --seed: exit %d %s", code, e)
+	}
+}
+
+type summary struct {
+	Result       string `json:"result"`
+	ExitCode     int    `json:"exit_code"`
+	Stdout       string `json:"stdout"`
+	Instructions uint64 `json:"instructions"`
+	Schedule     string `json:"schedule"`
+	TraceHash    string `json:"trace_hash"`
+	Bug          *struct {
+		Kind string `json:"kind"`
+	} `json:"bug"`
+}
+
+// TestDeterminismAcrossProcesses runs the command in separate processes
+// and compares the summaries, trace hash included.
+func TestDeterminismAcrossProcesses(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := fixture(t, "ref/paradise_lost")
+	var first *summary
+	for i := 0; i < 3; i++ {
+		cmd := exec.Command(self, "run", prog, "--seed", "11", "--json")
+		cmd.Env = append(os.Environ(), "LANDSLIDE_TEST_AS_MAIN=1")
+		out, _ := cmd.Output()
+		var s summary
+		if err := json.Unmarshal(out, &s); err != nil {
+			t.Fatalf("run %d: %v: %s", i, err, out)
+		}
+		if s.TraceHash == "" || s.Instructions == 0 {
+			t.Fatalf("run %d: empty summary %+v", i, s)
+		}
+		if first == nil {
+			first = &s
+			continue
+		}
+		if s.TraceHash != first.TraceHash || s.Instructions != first.Instructions || s.Stdout != first.Stdout || s.Schedule != first.Schedule {
+			t.Fatalf("process %d differs: %+v vs %+v", i, s, *first)
+		}
+	}
+}
+
+// TestRunJSONAndExitCodes: the guest's output is a field, and the exit
+// code says bug / no bug / budget.
+func TestRunJSONAndExitCodes(t *testing.T) {
+	code, out, _ := runCLI("run", fixture(t, "isa/trap_load_null"), "--json")
+	var s summary
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if code != ExitBug || s.Result != "bug" || s.Bug == nil || s.Bug.Kind != "memory" || !strings.Contains(s.Stdout, "before the trap") {
+		t.Errorf("trap_load_null: code %d summary %+v", code, s)
+	}
+	code, out, errOut := runCLI("run", fixture(t, "isa/edge"))
+	if code != ExitOK || !strings.Contains(out, "failures 0") || !strings.Contains(errOut, "no bug") {
+		t.Errorf("edge: code %d stdout %q stderr %q", code, out, errOut)
+	}
+	code, _, errOut = runCLI("run", fixture(t, "bench/loop"), "--max-instructions", "100000")
+	if code != ExitBudget || !strings.Contains(errOut, "budget") {
+		t.Errorf("budget: code %d stderr %q", code, errOut)
+	}
+}

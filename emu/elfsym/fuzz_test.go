@@ -1,0 +1,164 @@
+package elfsym
+
+import (
+	"bytes"
+	"debug/elf"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"landslide/emu/mem"
+)
+
+// FuzzLoad: Load never panics, fails only with a one-line *LoadError that
+// leaves memory untouched, and a loaded image keeps its invariants.
+//
+//	go test -fuzz=FuzzLoad -parallel 1 ./emu/elfsym
+func FuzzLoad(f *testing.F) {
+	tiny, err := os.ReadFile("testdata/tiny.elf")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(tiny)
+	for _, c := range malformedCases() {
+		f.Add(c.mutate(bytes.Clone(tiny)))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := mem.New()
+		img, err := Load(data, m)
+		if err != nil {
+			var lerr *LoadError
+			if !errors.As(err, &lerr) {
+				t.Fatalf("error %v is %T, not *LoadError", err, err)
+			}
+			if lerr.Reason == "" || strings.ContainsAny(lerr.Reason, "\n\r") {
+				t.Fatalf("error is not one line: %q", lerr.Reason)
+			}
+			if !strings.HasPrefix(lerr.Reason, "mapping ") && m.MappedPages() != 0 {
+				t.Fatalf("failed load (%v) left %d pages mapped", err, m.MappedPages())
+			}
+			return
+		}
+		checkImage(t, img, m)
+	})
+}
+
+// checkImage checks a loaded image's invariants and exercises its lookups.
+func checkImage(t *testing.T, img *Image, m *mem.Memory) {
+	if m.AnyMapped(0, NullGuard) {
+		t.Fatal("a page below 0x10000 is mapped")
+	}
+	if p, ok := m.PermAt(img.Entry); !ok || p&mem.PermX == 0 {
+		t.Fatalf("entry 0x%x: perm %v mapped %v", img.Entry, p, ok)
+	}
+	if img.Entry%4 != 0 || !img.Symbols.IsInstruction(img.Entry) {
+		t.Fatalf("entry 0x%x is not an instruction", img.Entry)
+	}
+	if len(img.Segments) == 0 || img.End%mem.PageSize != 0 {
+		t.Fatalf("segments %v, End 0x%x", img.Segments, img.End)
+	}
+	var total uint64
+	for i, s := range img.Segments {
+		total += s.Size
+		if s.Addr < NullGuard || s.End() > img.End || s.End() > mem.Limit || s.FileSize > s.Size {
+			t.Fatalf("segment %+v out of bounds (End 0x%x)", s, img.End)
+		}
+		if i > 0 && s.Addr < img.Segments[i-1].End() {
+			t.Fatalf("segments overlap: %+v", img.Segments)
+		}
+		for _, a := range []uint64{s.Addr, s.End() - 1} {
+			if p, ok := m.PermAt(a); !ok || p&s.Perm != s.Perm {
+				t.Fatalf("0x%x in segment %+v: perm %v mapped %v", a, s, p, ok)
+			}
+		}
+	}
+	if total > MaxMemory {
+		t.Fatalf("%d bytes of segments", total)
+	}
+	if m.AnyMapped(img.End, mem.PageSize) {
+		t.Fatal("a page at End is mapped")
+	}
+	s := img.Symbols
+	fns := s.Functions()
+	for i, fn := range fns {
+		if i > 0 && fn.Start < fns[i-1].Start {
+			t.Fatal("Functions() not sorted")
+		}
+		if i > 50 {
+			break
+		}
+		if str := s.Describe(fn.Start, false).String(); !strings.Contains(str, fn.Name) && !strings.Contains(str, "in ") {
+			t.Fatalf("Describe = %q", str)
+		}
+		s.Describe(fn.End(), true)
+		if a, _, ok := s.Lookup(fn.Name); !ok {
+			t.Fatalf("Lookup(%q) failed for a listed function (0x%x)", fn.Name, a)
+		}
+	}
+	for _, pc := range []uint64{img.Entry, img.Entry + 4, img.Entry + 64} {
+		s.LineAt(pc)
+		s.ObjectAt(pc)
+		for _, sp := range []uint64{0, img.End, img.Entry} {
+			got := s.Unwind(pc, img.Entry+8, sp, sp+16, m.Read64, 16)
+			if len(got) == 0 || got[0] != pc || len(got) > 16 {
+				t.Fatalf("Unwind = %x", got)
+			}
+		}
+	}
+}
+
+// debugSections are the sections FuzzDebugInfo corrupts.
+var debugSections = []string{".symtab", ".strtab", ".debug_info", ".debug_abbrev", ".debug_line",
+	".debug_str", ".debug_line_str", ".debug_str_offsets", ".debug_addr", ".debug_loclists"}
+
+// FuzzDebugInfo overwrites part of one symbol or DWARF section of tiny.elf:
+// the binary must still load (with warnings at most) and lookups must not
+// panic.
+//
+//	go test -fuzz=FuzzDebugInfo -parallel 1 ./emu/elfsym
+func FuzzDebugInfo(f *testing.F) {
+	tiny, err := os.ReadFile("testdata/tiny.elf")
+	if err != nil {
+		f.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(tiny))
+	if err != nil {
+		f.Fatal(err)
+	}
+	type span struct{ off, size uint64 }
+	var spans []span
+	for _, name := range debugSections {
+		if sec := ef.Section(name); sec != nil && sec.Type != elf.SHT_NOBITS {
+			spans = append(spans, span{sec.Offset, sec.Size})
+		}
+	}
+	if len(spans) < 8 {
+		f.Fatalf("tiny.elf has only %d of the debug sections", len(spans))
+	}
+	for i := range spans {
+		f.Add(uint8(i), uint16(0), []byte{0xff, 0xff, 0xff, 0xff})
+		f.Add(uint8(i), uint16(8), []byte{0, 0, 0, 0, 0, 0, 0, 0, 0x80})
+	}
+	f.Fuzz(func(t *testing.T, which uint8, at uint16, patch []byte) {
+		sp := spans[int(which)%len(spans)]
+		if sp.size == 0 {
+			return
+		}
+		data := bytes.Clone(tiny)
+		off := uint64(at) % sp.size
+		n := min(uint64(len(patch)), sp.size-off)
+		copy(data[sp.off+off:], patch[:n])
+		m := mem.New()
+		img, err := Load(data, m)
+		if err != nil {
+			t.Fatalf("corrupt debug information stopped the load: %v", err)
+		}
+		checkImage(t, img, m)
+		s := img.Symbols
+		for pc := img.Entry &^ 0xff; pc < img.Entry+0x100; pc += 4 {
+			s.LineAt(pc)
+			s.FuncAt(pc)
+		}
+	})
+}
