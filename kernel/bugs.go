@@ -118,27 +118,35 @@ func (k *Kernel) fault(s cpu.Stop) {
 
 // deadlock reports that no live thread can run.
 func (k *Kernel) deadlock() {
+	msg := "deadlock: threads %s are all blocked and none can wake the others"
+	if len(k.st.threads) == 1 {
+		msg = "deadlock: thread %s is blocked and no other thread exists to wake it"
+	}
+	k.threadsBug(msg, func(t *thread) string {
+		what := "is descheduled, waiting for make_runnable"
+		if n := len(t.calls); n > 0 {
+			what += " inside " + t.calls[n-1].fn
+			if t.calls[n-1].arg != 0 {
+				what += fmt.Sprintf("(0x%x)", t.calls[n-1].arg)
+			}
+		}
+		return what
+	})
+}
+
+// threadsBug ends the execution with a deadlock naming every live thread:
+// msg gets the list of tids, describe says what each one is doing.
+func (k *Kernel) threadsBug(msg string, describe func(*thread) string) {
 	var ids []string
 	var details []record.Detail
 	for i := range k.st.threads {
 		t := &k.st.threads[i]
 		ids = append(ids, fmt.Sprint(t.tid))
-		what := "is descheduled, waiting for make_runnable"
-		if fn := t.waitingIn(); fn != "" {
-			what += " inside " + fn
-			if n := len(t.calls); n > 0 && t.calls[n-1].arg != 0 {
-				what += fmt.Sprintf("(0x%x)", t.calls[n-1].arg)
-			}
-		}
-		details = append(details, record.Detail{Title: fmt.Sprintf("thread %d %s, at", t.tid, what), Thread: t.tid, Stack: k.threadStack(t)})
+		details = append(details, record.Detail{Title: fmt.Sprintf("thread %d %s, at", t.tid, describe(t)), Thread: t.tid, Stack: k.threadStack(t)})
 	}
-	msg := fmt.Sprintf("deadlock: threads %s are all blocked and none can wake the others", strings.Join(ids, ", "))
-	if len(ids) == 1 {
-		msg = fmt.Sprintf("deadlock: thread %s is blocked and no other thread exists to wake it", ids[0])
-	}
-	b := &record.Bug{Kind: record.BugDeadlock, Message: msg, Thread: k.curTID(), Details: details}
+	b := &record.Bug{Kind: record.BugDeadlock, Message: fmt.Sprintf(msg, strings.Join(ids, ", ")), Thread: k.curTID(), Details: details}
 	if t := k.cur(); t != nil {
-		b.PC = t.pc
+		b.PC = k.cpu.PC
 		b.Stack = k.threadStack(t)
 	}
 	k.st.bug = b
@@ -226,24 +234,12 @@ func (k *Kernel) noteYields(kind record.PPKind) {
 
 // spinDeadlock reports threads that all spin in yield loops.
 func (k *Kernel) spinDeadlock() {
-	var ids []string
-	var details []record.Detail
-	for i := range k.st.threads {
-		t := &k.st.threads[i]
-		ids = append(ids, fmt.Sprint(t.tid))
+	k.threadsBug(fmt.Sprintf("deadlock: threads %%s all wait in yield loops for each other (each yielded %d+ times with no other progress for %d preemption points; thesis §3.4.6)",
+		TooManyYields, DeadlockFPMaxAttempts), func(t *thread) string {
 		what := fmt.Sprintf("spins (%d yields without progress)", t.yields)
 		if n := len(t.calls); n > 0 {
 			what += fmt.Sprintf(" inside %s(0x%x)", t.calls[n-1].fn, t.calls[n-1].arg)
 		}
-		details = append(details, record.Detail{Title: fmt.Sprintf("thread %d %s, at", t.tid, what), Thread: t.tid, Stack: k.threadStack(t)})
-	}
-	b := &record.Bug{Kind: record.BugDeadlock, Details: details, Thread: k.curTID(),
-		Message: fmt.Sprintf("deadlock: threads %s all wait in yield loops for each other (each yielded %d+ times with no other progress for %d preemption points; thesis §3.4.6)",
-			strings.Join(ids, ", "), TooManyYields, DeadlockFPMaxAttempts)}
-	if t := k.cur(); t != nil {
-		b.PC = k.cpu.PC
-		b.Stack = k.threadStack(t)
-	}
-	k.st.bug = b
-	k.st.ended = true
+		return what
+	})
 }

@@ -47,13 +47,3 @@ type thread struct {
 }
 
 func (t *thread) canRun() bool { return t.state == stRunnable || t.state == stSleeping }
-
-// waitingIn describes where a blocked thread waits, from its innermost
-// active sync call.
-func (t *thread) waitingIn() string {
-	if n := len(t.calls); n > 0 {
-		f := t.calls[n-1]
-		return f.fn
-	}
-	return ""
-}
