@@ -13,7 +13,6 @@ import (
 
 	"landslide/emu/elfsym"
 	"landslide/kernel"
-	"landslide/record"
 	"landslide/report"
 	"landslide/schedule"
 )
@@ -237,5 +236,3 @@ type runJSON struct {
 	Leaks        int         `json:"leaked_blocks"`
 	Replay       string      `json:"replay"`
 }
-
-var _ = record.Choice{}

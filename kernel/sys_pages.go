@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"landslide/emu/mem"
-	"landslide/record"
 )
 
 // sysNewPages implements new_pages(base, len): base and len page aligned,
@@ -56,5 +55,3 @@ func sysRemovePages(k *Kernel, a args) (uint64, control) {
 	}
 	return errno(1), ctlContinue
 }
-
-var _ = record.PPNone
