@@ -1,8 +1,9 @@
 // Package mem is the guest's memory: a sparse 39-bit address space of 4 KiB
 // pages with per-page permissions and copy-on-write snapshots.
 //
-// Layout. A virtual page number (27 bits) indexes a three-level radix tree of
-// 512-entry nodes (root → mid → leaf → page). Unmapped regions cost nothing.
+// Layout. A virtual page number (27 bits) indexes a radix tree: an 8-entry
+// root, three levels of 64-entry inner nodes and 64-entry leaves holding
+// page pointers and permissions. Unmapped regions cost nothing.
 //
 // Snapshots. Every node and page carries the epoch that owns it. The Memory
 // may modify in place only what its current epoch owns; anything older is
@@ -30,6 +31,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Page geometry and the guest address limit.
@@ -40,8 +42,14 @@ const (
 	AddrBits  = 39
 	Limit     = 1 << AddrBits
 
-	levelBits = 9
-	fanout    = 1 << levelBits
+	// The radix tree: a root of 2^rootBits entries, innerLevels levels of
+	// inner nodes and a level of leaves, each of fanout entries. Small
+	// nodes keep copy-on-write cheap: the first write after a snapshot
+	// copies one node per level on the path to the page.
+	levelBits   = 6
+	fanout      = 1 << levelBits
+	innerLevels = 3
+	rootBits    = AddrBits - PageShift - levelBits*(innerLevels+1)
 )
 
 // Perm is a page's permission set.
@@ -84,13 +92,14 @@ type leaf struct {
 	epoch uint64
 }
 
-type mid struct {
-	leaves [fanout]*leaf
-	epoch  uint64
+// inner is an interior node; at the last inner level kids point to leaves.
+type inner struct {
+	kids  [fanout]unsafe.Pointer // *inner or *leaf
+	epoch uint64
 }
 
 type root struct {
-	mids   [fanout]*mid
+	kids   [1 << rootBits]*inner
 	epoch  uint64
 	mapped int // number of mapped pages
 }
@@ -140,54 +149,79 @@ func (m *Memory) Restore(s *Snapshot) {
 // MappedPages is the number of mapped pages.
 func (m *Memory) MappedPages() int { return m.root.mapped }
 
-func split(vpn uint64) (i, j, k uint64) {
-	return vpn >> (2 * levelBits), (vpn >> levelBits) & (fanout - 1), vpn & (fanout - 1)
+// index returns the child index of vpn at inner level l (0 is the level
+// below the root) and at the leaf.
+func index(vpn uint64, l int) uint64 {
+	return vpn >> (levelBits * (innerLevels - l)) & (fanout - 1)
 }
 
 // lookup returns the leaf and index for vpn without modifying anything.
 func (m *Memory) lookup(vpn uint64) (*leaf, uint64) {
-	i, j, k := split(vpn)
-	md := m.root.mids[i]
-	if md == nil {
+	n := m.root.kids[vpn>>(levelBits*(innerLevels+1))]
+	if n == nil {
 		return nil, 0
 	}
-	lf := md.leaves[j]
+	for l := 0; l < innerLevels-1; l++ {
+		n = (*inner)(n.kids[index(vpn, l)])
+		if n == nil {
+			return nil, 0
+		}
+	}
+	lf := (*leaf)(n.kids[index(vpn, innerLevels-1)])
 	if lf == nil {
 		return nil, 0
 	}
-	return lf, k
+	return lf, vpn & (fanout - 1)
 }
 
 // mutableLeaf returns the leaf for vpn owned by the current epoch, cloning
 // or creating the path as needed (M1).
 func (m *Memory) mutableLeaf(vpn uint64) (*leaf, uint64) {
-	i, j, k := split(vpn)
 	if m.root.epoch != m.epoch {
 		r := *m.root
 		r.epoch = m.epoch
 		m.root = &r
 	}
-	md := m.root.mids[i]
-	if md == nil {
-		md = &mid{epoch: m.epoch}
-		m.root.mids[i] = md
-	} else if md.epoch != m.epoch {
-		c := *md
+	slot := &m.root.kids[vpn>>(levelBits*(innerLevels+1))]
+	n := *slot
+	switch {
+	case n == nil:
+		n = &inner{epoch: m.epoch}
+		*slot = n
+	case n.epoch != m.epoch:
+		c := *n
 		c.epoch = m.epoch
-		md = &c
-		m.root.mids[i] = md
+		n = &c
+		*slot = n
 	}
-	lf := md.leaves[j]
-	if lf == nil {
+	for l := 0; l < innerLevels-1; l++ {
+		p := &n.kids[index(vpn, l)]
+		c := (*inner)(*p)
+		switch {
+		case c == nil:
+			c = &inner{epoch: m.epoch}
+			*p = unsafe.Pointer(c)
+		case c.epoch != m.epoch:
+			cc := *c
+			cc.epoch = m.epoch
+			c = &cc
+			*p = unsafe.Pointer(c)
+		}
+		n = c
+	}
+	p := &n.kids[index(vpn, innerLevels-1)]
+	lf := (*leaf)(*p)
+	switch {
+	case lf == nil:
 		lf = &leaf{epoch: m.epoch}
-		md.leaves[j] = lf
-	} else if lf.epoch != m.epoch {
+		*p = unsafe.Pointer(lf)
+	case lf.epoch != m.epoch:
 		c := *lf
 		c.epoch = m.epoch
 		lf = &c
-		md.leaves[j] = lf
+		*p = unsafe.Pointer(lf)
 	}
-	return lf, k
+	return lf, vpn & (fanout - 1)
 }
 
 // Fault describes a failed guest access.
