@@ -205,6 +205,7 @@ func (k *Kernel) malloc(size uint64) uint64 {
 	// so that no value leaks from the previous block (calloc relies on it).
 	if sl.gen > 1 {
 		k.mem.WriteBytes(b.addr, make([]byte, rounded))
+		k.charge(rounded)
 	}
 	return b.addr
 }

@@ -138,6 +138,10 @@ type state struct {
 	diag       []string // checker diagnostics (tell_landslide_dump_stack)
 	// stuck counts consecutive PPs at which every thread was yield-blocked.
 	stuck int
+	// work is what system calls cost beyond their one instruction: one
+	// instruction per workBytes bytes they copy. It counts against
+	// MaxInstructions, so no guest can make the kernel work unboundedly.
+	work uint64
 }
 
 // clone copies the state for a snapshot. Only threads are copied: every
@@ -538,14 +542,15 @@ func (k *Kernel) run(start uint64) (record.PP, error) {
 				k.curTID(), used, ProgressTriggerFactor), nil)
 			return record.PP{Kind: record.PPEnd, PC: k.cpu.PC}, nil
 		}
-		if k.cpu.Instret >= k.cfg.MaxInstructions {
+		spent := k.cpu.Instret + k.st.work
+		if spent >= k.cfg.MaxInstructions {
 			return record.PP{Kind: record.PPEnd, PC: k.cpu.PC}, ErrBudget
 		}
 		n := uint64(1 << 62)
 		if used < limit {
 			n = limit - used
 		}
-		if b := k.cfg.MaxInstructions - k.cpu.Instret; b < n {
+		if b := k.cfg.MaxInstructions - spent; b < n {
 			n = b
 		}
 		stop := k.cpu.Run(n)
@@ -748,10 +753,24 @@ func (k *Kernel) regionAt(addr uint64) (region, bool) {
 	return region{}, false
 }
 
+// MaxOutput bounds the guest's total output; more is a limit bug.
+const MaxOutput = 64 << 20
+
+// workBytes is how many bytes a system call may copy per instruction of
+// budget it is charged.
+const workBytes = 64
+
+// charge counts n bytes of kernel work against the budget.
+func (k *Kernel) charge(n uint64) { k.st.work += n / workBytes }
+
 func (k *Kernel) appendOutput(b []byte) {
 	size := len(b)
 	if k.st.out != nil {
 		size += k.st.out.size
+	}
+	if size > MaxOutput {
+		k.limitBug(fmt.Sprintf("output limit: the program wrote more than %d bytes", MaxOutput))
+		return
 	}
 	k.st.out = &outNode{prev: k.st.out, data: b, size: size}
 }

@@ -18,6 +18,7 @@ func sysWrite(k *Kernel, a args) (uint64, control) {
 	if n > maxIO {
 		n = maxIO
 	}
+	k.charge(n)
 	b := make([]byte, n)
 	if k.mem.ReadBytes(buf, b) != nil {
 		return errno(14), ctlContinue // EFAULT
@@ -34,6 +35,7 @@ func sysPrint(k *Kernel, a args) (uint64, control) {
 	if n < 0 || n > maxIO {
 		return errno(1), ctlContinue
 	}
+	k.charge(uint64(n))
 	b := make([]byte, n)
 	if k.mem.ReadBytes(buf, b) != nil {
 		return errno(1), ctlContinue

@@ -64,6 +64,7 @@ func sysRealloc(k *Kernel, a args) (uint64, control) {
 			n = size
 		}
 		buf := make([]byte, n)
+		k.charge(2 * n)
 		k.mem.ReadBytes(old, buf)
 		k.mem.WriteBytes(p, buf)
 		k.free(old, "realloc")

@@ -275,14 +275,17 @@ func (c *CPU) store(addr, size, v, pc uint64) bool {
 
 func (c *CPU) storeSlow(addr, size, v, pc uint64) bool {
 	// Check every page first so a faulting store writes nothing.
+	// Step by offset, not by address: addr+size may wrap around 2^64.
 	watched := false
-	for a := addr; a < addr+size; a = (a | mem.PageMask) + 1 {
+	for i := uint64(0); i < size; {
+		a := addr + i
 		perm, ok := c.Mem.PermAt(a)
 		if !ok || perm&mem.PermW == 0 {
 			c.pending = Stop{Reason: StopFault, PC: pc, Fault: &mem.Fault{Addr: a, Write: true, Mapped: ok, Perm: perm}}
 			return false
 		}
 		watched = watched || perm&mem.PermWatch != 0
+		i += mem.PageSize - a&mem.PageMask
 	}
 	if watched && !c.Watcher.Check(addr, uint8(size), true, pc) {
 		c.pending = Stop{Reason: StopWatch, PC: pc, Addr: addr, Size: uint8(size), Write: true}
