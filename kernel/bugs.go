@@ -70,6 +70,13 @@ func (k *Kernel) trap(s cpu.Stop) {
 	case cpu.StopWatch:
 		v := k.violation
 		k.violation = nil
+		if t := k.cur(); t != nil && s.Addr < t.stackLo && s.Addr+StackGuardSize >= t.stackLo {
+			// A thread stack allocated with malloc: running off its end
+			// lands in the block's redzone.
+			k.bugAt(record.BugStackOverflow, fmt.Sprintf("stack overflow: thread %d %s 0x%x, %d bytes below its stack (0x%x-0x%x)",
+				t.tid, rw(s.Write), s.Addr, t.stackLo-s.Addr, t.stackLo, t.stackHi), s.PC, nil)
+			return
+		}
 		if v == nil {
 			v = &heapViolation{msg: fmt.Sprintf("invalid heap access at 0x%x", s.Addr)}
 		}
