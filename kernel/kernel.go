@@ -168,7 +168,6 @@ type Kernel struct {
 	ppFuncs    map[uint64]string // entry → name, for sync PPs
 	eventFuncs map[uint64]string // entry → name, for sync events
 	racePCs    map[uint64]bool
-	retBPs     map[uint64]bool
 
 	// The transition in progress.
 	tr        *record.Transition
@@ -190,8 +189,8 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 	k := &Kernel{
 		cfg: cfg, img: img, syms: img.Symbols, mem: m, cpu: cpu.New(m),
 		ppFuncs: map[uint64]string{}, eventFuncs: map[uint64]string{},
-		racePCs: map[uint64]bool{}, retBPs: map[uint64]bool{},
-		seen: map[record.Access]struct{}{},
+		racePCs: map[uint64]bool{},
+		seen:    map[record.Access]struct{}{},
 	}
 	k.cpu.Watcher = k
 	if !cfg.NoTrack {
@@ -610,10 +609,7 @@ func (k *Kernel) enterFunc(pc uint64) {
 		// A new array each time: snapshots share the old one.
 		t.calls = append(t.calls[:n:n], syncFrame{fn: name, arg: a0, ret: ra, sp: sp})
 	}
-	if !k.retBPs[ra] {
-		k.retBPs[ra] = true
-		k.cpu.SetBreakpoint(ra)
-	}
+	k.cpu.SetBreakpoint(ra) // idempotent
 	k.syncEvent(record.SyncEvent{Kind: record.SyncEnter, Func: name, Arg: a0, PC: pc})
 }
 

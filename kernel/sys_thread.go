@@ -92,7 +92,6 @@ func sysVanish(k *Kernel, a args) (uint64, control) {
 	k.st.cur = -1
 	k.cpu.ClearReservation()
 	if len(k.st.threads) == 0 {
-		k.st.cur = -1
 		k.endProcess(k.st.status)
 		return 0, ctlEnd
 	}

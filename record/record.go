@@ -105,7 +105,7 @@ const (
 	SyncJoinable                     // (reserved)
 )
 
-var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "joinable"}
+var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free"}
 
 func (k SyncKind) String() string {
 	if int(k) < len(syncNames) {

@@ -162,3 +162,53 @@ func FuzzDebugInfo(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUnwind: any registers and stack contents give a bounded list of
+// frames whose outer entries are return addresses into code.
+//
+//	go test -fuzz=FuzzUnwind -parallel 1 ./emu/elfsym
+func FuzzUnwind(f *testing.F) {
+	tiny, err := os.ReadFile("testdata/tiny.elf")
+	if err != nil {
+		f.Fatal(err)
+	}
+	img, err := Parse(tiny)
+	if err != nil {
+		f.Fatal(err)
+	}
+	s := img.Symbols
+	add, _, _ := s.Lookup("add")
+	const base = 0x7fff0000
+	frame := make([]byte, 64)
+	le.PutUint64(frame[48:], base+64)        // saved s0
+	le.PutUint64(frame[56:], img.Entry+0x20) // saved ra
+	for _, fn := range s.Functions() {
+		for pc := fn.Start; pc < fn.End(); pc += 4 {
+			f.Add(pc, img.Entry+0x20, uint64(base+32), uint64(base+64), frame)
+		}
+	}
+	f.Add(uint64(0), add+8, uint64(base), uint64(base+64), frame)
+	f.Fuzz(func(t *testing.T, pc, ra, sp, fp uint64, stack []byte) {
+		read := func(addr uint64) (uint64, bool) {
+			if addr < base || addr-base+8 > uint64(len(stack)) {
+				return 0, false
+			}
+			return le.Uint64(stack[addr-base:]), true
+		}
+		for _, max := range []int{1, 3, 0} {
+			got := s.Unwind(pc, ra, sp, fp, read, max)
+			limit := max
+			if max <= 0 {
+				limit = DefaultMaxFrames
+			}
+			if len(got) == 0 || got[0] != pc || len(got) > limit {
+				t.Fatalf("max %d: Unwind = %x", max, got)
+			}
+			for _, r := range got[1:] {
+				if r == 0 || !s.IsInstruction(r-4) {
+					t.Fatalf("return address 0x%x is not after code: %x", r, got)
+				}
+			}
+		}
+	})
+}

@@ -281,11 +281,9 @@ func lineHeaderSafe(sec []byte, off int64) bool {
 	r.skip(2)       // address_size, segment_selector_size
 	r.skip(offSize) // header_length
 	r.skip(5)       // minimum_instruction_length ... line_range
-	opcodeBase := r.uint(1)
-	if !r.ok || opcodeBase == 0 {
-		return r.ok
+	if opcodeBase := int(r.uint(1)); opcodeBase > 1 {
+		r.skip(opcodeBase - 1) // standard_opcode_lengths
 	}
-	r.skip(int(opcodeBase) - 1)
 	for table := 0; table < 2; table++ { // directories, then files
 		nforms := int(r.uint(1))
 		forms := make([]uint64, 0, nforms)

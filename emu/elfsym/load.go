@@ -282,10 +282,10 @@ func machineName(m elf.Machine) string {
 		return "none (EM_NONE)"
 	}
 	s := m.String()
-	if strings.HasPrefix(s, "EM_") {
+	if strings.HasPrefix(s, "EM_") && !strings.Contains(s, "+") {
 		return s[3:]
 	}
-	return fmt.Sprintf("%d", uint16(m))
+	return fmt.Sprintf("unknown (e_machine %d)", uint16(m))
 }
 
 func oneLine(s string) string {

@@ -346,3 +346,50 @@ func TestNilSymbols(t *testing.T) {
 		t.Errorf("Unwind = %x", got)
 	}
 }
+
+// Corrupt DWARF must not stop a load: the line tables are dropped with a
+// warning. (debug/dwarf allocates from unchecked DWARF 5 line header counts,
+// which would be a fatal out-of-memory error, and its Reader can return
+// null entries forever after a corrupt sibling attribute.)
+func TestCorruptDWARF(t *testing.T) {
+	tiny := tinyELF(t)
+	f, err := elf.NewFile(bytes.NewReader(tiny))
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch := func(section string, at int, b []byte) []byte {
+		sec := f.Section(section)
+		if sec == nil {
+			t.Fatalf("tiny.elf has no %s", section)
+		}
+		d := bytes.Clone(tiny)
+		copy(d[int(sec.Offset)+at:int(sec.Offset+sec.Size)], b)
+		return d
+	}
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		// The DWARF 5 line header's directory count (a ULEB at offset 33
+		// in tiny.elf) becomes huge.
+		{"huge directory count", patch(".debug_line", 33, []byte{0xff, 0xff, 0xff, 0xff, 0xff}), "malformed header"},
+		{"runaway entries", patch(".debug_info", 170, []byte{0xff, 0xff, 0xff}), "do not end"},
+		{"garbage line table", patch(".debug_line", 0, bytes.Repeat([]byte{0xee}, 64)), "line"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := mem.New()
+			img, err := Load(c.data, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(img.Warnings, "|"), c.want) {
+				t.Errorf("warnings %q do not mention %q", img.Warnings, c.want)
+			}
+			if _, _, ok := img.Symbols.Lookup("add"); !ok {
+				t.Error("symbols lost along with the line tables")
+			}
+		})
+	}
+}
