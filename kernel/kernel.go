@@ -613,26 +613,39 @@ func (k *Kernel) enterFunc(pc uint64) {
 	k.syncEvent(record.SyncEvent{Kind: record.SyncEnter, Func: name, Arg: a0, PC: pc})
 }
 
-// withinOK applies the within/without directives to the current stack
-// (thesis §3.4.1 check_withins: any within ⇒ allowlist; last match wins).
+// withinOK applies the within/without directives to the current stack.
 func (k *Kernel) withinOK(pc uint64) bool {
 	if len(k.cfg.Filters) == 0 {
 		return true
 	}
+	stack := k.stackAt(pc)
+	funcs := make([]string, 0, len(stack))
+	for i, fpc := range stack {
+		if i > 0 {
+			fpc -= 4 // a return address: name the call's function
+		}
+		if name, _, ok := k.syms.FuncAt(fpc); ok {
+			funcs = append(funcs, name)
+		}
+	}
+	return acceptPP(k.cfg.Filters, funcs)
+}
+
+// acceptPP is the thesis's check_withins (§3.4.1): with any "within"
+// directive the filters are an allowlist, otherwise a denylist; each
+// directive whose function is on the stack sets the answer, the last one
+// winning.
+func acceptPP(filters []Filter, stackFuncs []string) bool {
 	accept := true
-	for _, f := range k.cfg.Filters {
+	for _, f := range filters {
 		if f.Within {
 			accept = false
 			break
 		}
 	}
-	stack := k.stackAt(pc)
-	for _, f := range k.cfg.Filters {
-		for i, fpc := range stack {
-			if i > 0 {
-				fpc -= 4
-			}
-			if name, _, ok := k.syms.FuncAt(fpc); ok && name == f.Func {
+	for _, f := range filters {
+		for _, name := range stackFuncs {
+			if name == f.Func {
 				accept = f.Within
 				break
 			}
