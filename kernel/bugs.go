@@ -168,7 +168,8 @@ func (k *Kernel) endProcess(status int) {
 	}
 	k.st.status = status
 	if msg := k.checkMagic(); msg != "" {
-		k.bugHere(record.BugAssert, msg, nil)
+		// Called from exit or the last vanish: point at the ecall.
+		k.bugAt(record.BugAssert, msg, k.cpu.PC-4, nil)
 		return
 	}
 	k.st.ended = true

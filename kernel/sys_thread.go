@@ -87,14 +87,16 @@ func (k *Kernel) stackRegion(addr uint64) (lo, hi uint64) {
 func sysVanish(k *Kernel, a args) (uint64, control) {
 	t := k.cur()
 	k.syncEvent(record.SyncEvent{Kind: record.SyncExit})
+	if len(k.st.threads) == 1 {
+		// The last thread: the process ends here, while the thread still
+		// exists, so a failed post-test check shows where it exited.
+		k.endProcess(k.st.status)
+		return 0, ctlEnd
+	}
 	i := k.st.cur
 	k.st.threads = append(k.st.threads[:i:i], k.st.threads[i+1:]...)
 	k.st.cur = -1
 	k.cpu.ClearReservation()
-	if len(k.st.threads) == 0 {
-		k.endProcess(k.st.status)
-		return 0, ctlEnd
-	}
 	// Keep curTID meaningful for Default: remember where we were.
 	k.st.lastExited = t.tid
 	return 0, control{pp: record.PPExit, noResult: true}

@@ -226,7 +226,9 @@ func buildLineTable(seqs []lineSeq, files []string, s *Symbols) lineTable {
 // LineAt returns the source file and line of the instruction at pc. File
 // names are relative, as recorded with -fdebug-compilation-dir=. (a leading
 // "./" removed). ok is false without line information for pc, including
-// code the compiler attributes to line 0.
+// code the compiler attributes to line 0. For inlined code the line is in
+// the inlined function's source (as llvm-addr2line reports without -i),
+// while FuncAt names the function the code was inlined into.
 func (s *Symbols) LineAt(pc uint64) (file string, line int, ok bool) {
 	if s == nil {
 		return "", 0, false

@@ -58,8 +58,8 @@ type Image struct {
 	// not be used (and was dropped). The binary still runs.
 	Warnings []string
 
-	data []byte // the file, for mapping
-	offs []uint64
+	data []byte   // the file, until mapped
+	offs []uint64 // file offsets of Segments, until mapped
 }
 
 // Load validates an ELF executable, maps its PT_LOAD segments into m with
@@ -71,19 +71,31 @@ type Image struct {
 // validation leaves m unchanged; an error from m.Map (a page already mapped
 // by the caller) may leave earlier segments mapped.
 func Load(data []byte, m *mem.Memory) (*Image, error) {
-	img, err := Parse(data)
+	img, err := parse(data)
 	if err != nil {
 		return nil, err
 	}
-	if err := img.mapInto(m); err != nil {
+	err = img.mapInto(m)
+	img.data, img.offs = nil, nil
+	if err != nil {
 		return nil, err
 	}
 	return img, nil
 }
 
 // Parse validates an ELF executable and reads its symbols and line tables
-// without loading it anywhere. Load is Parse followed by mapping.
-func Parse(data []byte) (img *Image, err error) {
+// without loading it anywhere (for tools that only name addresses). It
+// accepts exactly the binaries Load accepts.
+func Parse(data []byte) (*Image, error) {
+	img, err := parse(data)
+	if err != nil {
+		return nil, err
+	}
+	img.data, img.offs = nil, nil
+	return img, nil
+}
+
+func parse(data []byte) (img *Image, err error) {
 	// debug/elf and debug/dwarf have panicked on malformed input in the past.
 	// Explicit checks come first; this is only the last line of defence.
 	defer func() {
@@ -361,6 +373,5 @@ func (img *Image) mapInto(m *mem.Memory) error {
 			return loadErr("loading segment at 0x%x: %s", s.Addr, oneLine(err.Error()))
 		}
 	}
-	img.data = nil
 	return nil
 }

@@ -376,6 +376,8 @@ func TestCorruptDWARF(t *testing.T) {
 		{"huge directory count", patch(".debug_line", 33, []byte{0xff, 0xff, 0xff, 0xff, 0xff}), "malformed header"},
 		{"runaway entries", patch(".debug_info", 170, []byte{0xff, 0xff, 0xff}), "do not end"},
 		{"garbage line table", patch(".debug_line", 0, bytes.Repeat([]byte{0xee}, 64)), "line"},
+		// opcode_base 0, then huge directory and file counts.
+		{"opcode base 0", patch(".debug_line", 17, []byte("\x00\x00\xbb\xbb\xbb\xbb\xbb0\x00\xc0\xc0")), "malformed header"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

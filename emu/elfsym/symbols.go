@@ -78,7 +78,8 @@ func newSymbols(f *elf.File, code []codeRange) (s *Symbols, warnings []string) {
 		default:
 			rank = 2
 		}
-		c := cand{Func{Name: sym.Name, Start: sym.Value, Size: sym.Size}, rank}
+		// Garbage sizes must not wrap around the address space.
+		c := cand{Func{Name: sym.Name, Start: sym.Value, Size: min(sym.Size, ^uint64(0)-sym.Value)}, rank}
 		switch typ {
 		case elf.STT_FUNC:
 			funcs = append(funcs, c)
@@ -116,20 +117,21 @@ func newSymbols(f *elf.File, code []codeRange) (s *Symbols, warnings []string) {
 		if i > 0 && funcs[i-1].Start == c.Start {
 			continue
 		}
-		if c.Size == 0 {
-			end := c.Start
-			if r := s.codeAt(c.Start); r != nil {
-				end = r.end
-			}
-			for j := i + 1; j < len(funcs); j++ {
-				if funcs[j].Start > c.Start {
-					end = min(end, funcs[j].Start)
-					break
-				}
-			}
-			c.Size = end - c.Start
-		}
 		s.ranges = append(s.ranges, fnRange{Func: c.Func})
+	}
+	for k := range s.ranges {
+		f := &s.ranges[k].Func
+		if f.Size != 0 {
+			continue
+		}
+		end := f.Start
+		if r := s.codeAt(f.Start); r != nil {
+			end = r.end
+		}
+		if k+1 < len(s.ranges) {
+			end = min(end, s.ranges[k+1].Start)
+		}
+		f.Size = end - f.Start
 	}
 	for i := range funcs {
 		if funcs[i].Size == 0 {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -31,21 +32,47 @@ func needTools(t testing.TB, tools ...string) {
 	}
 }
 
-// buildC compiles testdata/<src> into a fresh directory and returns the
-// ELF's path. The compiler runs in testdata so DWARF names the file by its
-// base name.
+// buildC compiles testdata/<src> (extra may add sources and flags) and
+// returns the ELF's path. Builds are shared by the tests of one run.
 func buildC(t testing.TB, src string, extra ...string) string {
 	t.Helper()
 	needTools(t, "clang", "ld.lld")
-	out := filepath.Join(t.TempDir(), strings.TrimSuffix(src, ".c")+".elf")
 	args := append(append([]string{}, guestCFlags...), extra...)
-	args = append(args, src, "-o", out)
-	cmd := exec.Command("clang", args...)
-	cmd.Dir = "testdata"
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("clang %s: %v\n%s", strings.Join(args, " "), err, b)
+	args = append(args, src)
+	key := strings.Join(args, " ")
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if out, ok := builds[key]; ok {
+		return out
 	}
+	dir, err := os.MkdirTemp(buildDir, "build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".c")+".elf")
+	cmd := exec.Command("clang", append(args, "-o", out)...)
+	cmd.Dir = "testdata" // so DWARF names files relative to testdata
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("clang %s: %v\n%s", key, err, b)
+	}
+	builds[key] = out
 	return out
+}
+
+var (
+	buildMu  sync.Mutex
+	builds   = map[string]string{}
+	buildDir string
+)
+
+func TestMain(m *testing.M) {
+	var err error
+	if buildDir, err = os.MkdirTemp("", "elfsym-test"); err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(buildDir)
+	os.Exit(code)
 }
 
 // run runs a tool and returns its standard output.

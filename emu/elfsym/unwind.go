@@ -192,6 +192,9 @@ const DefaultMaxFrames = 256
 // Describe(pc, true)). ra, sp and fp (s0) are the thread's registers; read
 // reads a little-endian u64 of guest memory (it should ignore permissions).
 //
+// When pc is not code (a call through a null or wild pointer), frame 0 is
+// still pc and its caller is taken from ra, as for a leaf without a frame.
+//
 // Unwinding stops at a return address of 0 or outside code, when the frame
 // pointer is 0 or the frames stop moving up the stack (a cycle), when a
 // read fails, or after max frames (DefaultMaxFrames when max <= 0).

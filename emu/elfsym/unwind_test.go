@@ -462,3 +462,52 @@ func TestUnwindStripped(t *testing.T) {
 		t.Errorf("only %d instructions checked", checked)
 	}
 }
+
+// The frame layout clang emits (checked on llvm-objdump's text) is what
+// analyze finds: addi sp,sp,-N; sd ra,N-8(sp); sd s0,N-16(sp); ...;
+// addi s0,sp,N, so ra is at s0-8 and the caller's s0 at s0-16.
+func TestPrologueAnalysis(t *testing.T) {
+	path := buildC(t, "chain.c")
+	img, _ := loadPath(t, path)
+	s := img.Symbols
+	_, funcs := disassemble(t, path)
+	for _, fn := range s.Functions() {
+		insns := funcs[fn.Name]
+		r := s.funcRange(fn.Start).rule
+		if fn.Name == "asm_leaf" {
+			if r.kind != kindFrameless {
+				t.Errorf("asm_leaf: kind %d, want frameless", r.kind)
+			}
+			continue
+		}
+		if len(insns) < 4 || insns[0].op != "addi" || insns[0].args[0] != "sp" || insns[0].args[1] != "sp" {
+			t.Fatalf("%s does not start with addi sp, sp, -N: %v", fn.Name, insns[:1])
+		}
+		n, _ := strconv.Atoi(insns[0].args[2])
+		n = -n
+		want := map[string]string{"ra": fmt.Sprintf("%d(sp)", n-8), "s0": fmt.Sprintf("%d(sp)", n-16)}
+		var setFP uint64
+		for _, in := range insns[1:] {
+			if in.op == "sd" && want[in.args[0]] != "" {
+				if in.args[1] != want[in.args[0]] {
+					t.Errorf("%s: sd %s, %s; want %s", fn.Name, in.args[0], in.args[1], want[in.args[0]])
+				}
+				delete(want, in.args[0])
+			}
+			if in.op == "addi" && in.args[0] == "s0" && in.args[1] == "sp" {
+				if in.args[2] != strconv.Itoa(n) {
+					t.Errorf("%s: addi s0, sp, %s; want %d", fn.Name, in.args[2], n)
+				}
+				setFP = in.addr
+				break
+			}
+		}
+		if len(want) != 0 || setFP == 0 {
+			t.Errorf("%s: prologue incomplete (missing %v, s0 set at 0x%x)", fn.Name, want, setFP)
+		}
+		if r.kind != kindFP || r.fpOff != 0 || r.raSlot != -8 || r.fpSlot != -16 || !r.raSaved || !r.fpSaved ||
+			r.bodyStart != setFP+4 || len(r.steps) != 1 || r.steps[0] != (prologueStep{fn.Start, int64(-n)}) {
+			t.Errorf("%s: analyze = %+v; want the frame record at s0-8/s0-16 and body at 0x%x", fn.Name, r, setFP+4)
+		}
+	}
+}
