@@ -11,11 +11,13 @@ package elfsym
 //	addi s0, sp, N
 //
 // so in the body s0 holds the canonical frame address (CFA: the sp the
-// caller had at the call), the return address is at CFA-8 and the caller's
-// s0 at CFA-16. analyze finds N and the slots from the instructions
-// themselves (so large frames and other layouts work as long as the shape
-// is the same), and records where each prologue instruction is, which is
-// what frame 0 needs when the pc is inside the prologue.
+// caller had at the call), the return address is at s0-8 and the caller's
+// s0 at s0-16. (A variadic function sets s0 = sp+N-64, keeping its register
+// save area above s0; the record is still at s0-8 and s0-16.) analyze
+// finds N, s0's offset and the slots from the instructions themselves (so
+// large frames and other layouts work as long as the shape is the same),
+// and records where each prologue instruction is, which is what frame 0
+// needs when the pc is inside the prologue.
 //
 // Frame 0 (the thread's own pc) is handled in this order:
 //  1. pc not in code (a call through a bad pointer): the caller is ra, as

@@ -1,8 +1,10 @@
-/* chain.c: the call chain _start -> main -> vla -> big -> f -> g -> leaf
- * (plus a frameless assembly leaf) for the symbol, line and unwinding tests,
- * which build it with clang at test time. Each function has a different
- * frame: leaf and main the minimal one, g and f save extra registers, big
- * needs more than 2 KiB (a two-step sp adjustment), vla restores sp from s0.
+/* chain.c: the call chain _start -> main -> vla -> big -> vsum -> f -> g ->
+ * leaf (plus a frameless assembly leaf) for the symbol, line and unwinding
+ * tests, which build it with clang at test time. Each function has a
+ * different frame: leaf and main the minimal one, g and f save extra
+ * registers, big needs more than 2 KiB (a two-step sp adjustment), vla
+ * restores sp from s0, and the variadic vsum keeps its register save area
+ * above s0 (so s0 is 64 bytes below the caller's sp).
  */
 static volatile int sink;
 int counter;
@@ -30,11 +32,22 @@ __attribute__((noinline)) int f(int x)
 	return r + g(x + 1);
 }
 
+__attribute__((noinline)) int vsum(int n, ...)
+{
+	__builtin_va_list ap;
+	__builtin_va_start(ap, n);
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += __builtin_va_arg(ap, int);
+	__builtin_va_end(ap);
+	return f(s);
+}
+
 __attribute__((noinline)) int big(int x)
 {
 	volatile char buf[5000];
 	buf[x] = 1;
-	return f(buf[x + 1] + x);
+	return vsum(2, buf[x + 1], x) + vsum(0);
 }
 
 __attribute__((noinline)) int vla(int n)

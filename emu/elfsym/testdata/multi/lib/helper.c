@@ -1,0 +1,6 @@
+#include "twice.h"
+
+int helper(int x)
+{
+	return twice(x) + 1;
+}
