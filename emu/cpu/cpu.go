@@ -186,6 +186,7 @@ func (c *CPU) refill(pc uint64) bool {
 		in := Decode(binary.LittleEndian.Uint32(p.Data[off:]))
 		in.Brk = c.bps[pc]
 		c.scratch.insts[off>>2] = in
+		// codeVPN = ^0 matches no pc, so the next instruction refills.
 		c.code, c.codeVPN = &c.scratch, ^uint64(0)
 		return true
 	}

@@ -52,7 +52,7 @@ func objdumpText(in Inst, addr uint64) string {
 	case in.Op.IsAtomic():
 		return fmt.Sprintf("%s%s\tx%d, x%d, (x%d)", op, ord, rd, in.Rs2, in.Rs1)
 	case in.Op == OpCSRR:
-		name := map[int64]string{CSRCycle: "cycle", CSRTime: "time", CSRInstret: "instret"}[in.Imm]
+		name := map[int64]string{CSRCycle: "cycle", CSRTime: "time", CSRInstret: "instret"}[int64(in.Imm)]
 		switch in.Raw >> 12 & 7 {
 		case 2:
 			return fmt.Sprintf("csrrs\tx%d, %s, x0", rd, name)

@@ -22,14 +22,18 @@ func (c *CPU) Run(limit uint64) Stop {
 	c.resume = false
 	tr := c.Tracker
 
+	// The current code page lives in locals; refill (a new page, or
+	// writable code, which never caches: codeVPN = ^0) updates them.
+	codeVPN, code := c.codeVPN, c.code
 	for n < limit {
-		if pc>>mem.PageShift != c.codeVPN || c.code == &c.scratch {
+		if pc>>mem.PageShift != codeVPN {
 			if !c.refill(pc) {
 				c.PC, c.Instret = pc, c.Instret+n
 				return c.pending
 			}
+			codeVPN, code = c.codeVPN, c.code
 		}
-		in := &c.code.insts[(pc&mem.PageMask)>>2]
+		in := &code.insts[(pc>>2)&(mem.PageSize/4-1)]
 		if in.Brk && !skipBrk {
 			c.PC, c.Instret = pc, c.Instret+n
 			return Stop{Reason: StopBreakpoint, PC: pc}
@@ -114,7 +118,7 @@ func (c *CPU) Run(limit uint64) Stop {
 		case OpADDI:
 			x[in.Rd] = x[in.Rs1] + uint64(in.Imm)
 		case OpSLTI:
-			x[in.Rd] = b2u(int64(x[in.Rs1]) < in.Imm)
+			x[in.Rd] = b2u(int64(x[in.Rs1]) < int64(in.Imm))
 		case OpSLTIU:
 			x[in.Rd] = b2u(x[in.Rs1] < uint64(in.Imm))
 		case OpXORI:
@@ -307,7 +311,7 @@ func (c *CPU) Run(limit uint64) Stop {
 			// Sequentially consistent, single-issue: nothing to do. Code
 			// pages are never writable, so fence.i has nothing to flush.
 		case OpCSRR:
-			x[in.Rd] = c.counter(in.Imm, n)
+			x[in.Rd] = c.counter(int64(in.Imm), n)
 		case OpECALL:
 			c.PC, c.Instret = pc, c.Instret+n+1
 			return Stop{Reason: StopEcall, PC: pc}
