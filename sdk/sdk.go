@@ -44,7 +44,11 @@ var files embed.FS
 type Options struct {
 	Sources []string // the program's .c/.S files
 	Output  string
-	Lib     string   // "ref" (reference thread library), "" (none), or a directory of .c files of another thread library
+	Lib     string // "ref" (reference thread library), "" (none), or a directory of .c files of another thread library
+	// Overlay, with Lib "ref", is a directory of files that replace the
+	// reference library's files of the same name (a library that differs
+	// from the reference in one file, like the seeded-bug fixtures).
+	Overlay string
 	NoLibc  bool     // no crt0/libc/thread library/linker script: the program supplies _start (ISA tests)
 	Include []string // extra -I directories
 	CFlags  []string // extra flags, passed as is (use absolute paths in them)
@@ -155,13 +159,26 @@ func Build(opts Options) error {
 			if len(lib) == 0 {
 				return fmt.Errorf("sdk: thread library %q has no .c or .S files", opts.Lib)
 			}
+			if opts.Overlay != "" {
+				if opts.Lib != "ref" {
+					return errors.New("sdk: an overlay applies to the reference library (Lib \"ref\")")
+				}
+				over, err := listSources(cwd, local(opts.Overlay))
+				if err != nil {
+					return fmt.Errorf("sdk: overlay %q: %w", opts.Overlay, err)
+				}
+				lib = overlaySources(lib, over)
+			}
 			srcs = append(srcs, lib...)
 		}
-	} else if opts.Lib != "" {
+	} else if opts.Lib != "" || opts.Overlay != "" {
 		return errors.New("sdk: NoLibc builds take no thread library")
 	}
 
 	// A thread library's own headers (mutex_type.h, ...) come first.
+	if opts.Overlay != "" {
+		args = append(args, "-I", local(opts.Overlay))
+	}
 	if libDir != "" {
 		args = append(args, "-I", libDir)
 	}
@@ -222,6 +239,28 @@ func inRepo(dir string) bool {
 
 // listSources returns the .c and .S files of dir (relative to base unless
 // absolute), sorted, named the way clang running in base will see them.
+// overlaySources replaces each file of base by the file of the same name
+// in over, and adds the files of over that base lacks; sorted by name.
+func overlaySources(base, over []string) []string {
+	byName := map[string]string{}
+	for _, f := range base {
+		byName[filepath.Base(f)] = f
+	}
+	for _, f := range over {
+		byName[filepath.Base(f)] = f
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = byName[n]
+	}
+	return out
+}
+
 func listSources(base, dir string) ([]string, error) {
 	full := dir
 	if !filepath.IsAbs(full) {

@@ -247,3 +247,14 @@ func TestBuildStudentLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOverlaySources: an overlay replaces files by name and adds new ones.
+func TestOverlaySources(t *testing.T) {
+	got := overlaySources(
+		[]string{"sdk/thrlib/cond.c", "sdk/thrlib/mutex.c", "sdk/thrlib/thread.c"},
+		[]string{"bug/mutex.c", "bug/extra.c"})
+	want := []string{"sdk/thrlib/cond.c", "bug/extra.c", "bug/mutex.c", "sdk/thrlib/thread.c"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("overlay gave %v, want %v", got, want)
+	}
+}
