@@ -140,3 +140,16 @@ func TestRunJSONAndExitCodes(t *testing.T) {
 		t.Errorf("budget: code %d stderr %q", code, errOut)
 	}
 }
+
+// TestRunTrace: --trace lists every transition with its sync events.
+func TestRunTrace(t *testing.T) {
+	code, out, errOut := runCLI("run", fixture(t, "ref/xplusplus"), "--trace")
+	if code != ExitOK || out != "x = 2\n" {
+		t.Fatalf("code %d stdout %q", code, out)
+	}
+	for _, want := range []string{"#0 thread 1:", "creates thread 2", "enter mutex_lock(0x", "ends at thread_exit"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("--trace output lacks %q:\n%s", want, errOut)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"landslide/emu/elfsym"
 	"landslide/kernel"
+	"landslide/record"
 	"landslide/report"
 	"landslide/schedule"
 )
@@ -61,7 +62,7 @@ Exit codes: 0 no bug, 1 bug found, 2 usage or input error, 3 budget exhausted.`,
 	fl.IntVar(&f.maxPPs, "max-pps", 0, "preemption points before reporting an infinite loop (default 4000)")
 	fl.IntVar(&f.maxThread, "max-threads", 0, "thread limit (default 64)")
 	fl.BoolVar(&f.noTrack, "no-track", false, "do not record shared-memory accesses")
-	fl.BoolVar(&f.trace, "trace", false, "print every transition on stderr")
+	fl.BoolVar(&f.trace, "trace", false, "print every transition and its sync events on stderr")
 	return cmd
 }
 
@@ -190,6 +191,9 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 				fmt.Fprintf(stderr, " in %s", syms.Describe(t.Stack[0], false))
 			}
 			fmt.Fprintln(stderr)
+			for _, e := range t.Sync {
+				fmt.Fprintf(stderr, "      %s\n", syncText(e))
+			}
 		}
 	}
 	for _, d := range out.Diagnostics {
@@ -235,4 +239,19 @@ type runJSON struct {
 	Bug          *report.Bug `json:"bug,omitempty"`
 	Leaks        int         `json:"leaked_blocks"`
 	Replay       string      `json:"replay"`
+}
+
+// syncText describes a sync event for --trace.
+func syncText(e record.SyncEvent) string {
+	switch e.Kind {
+	case record.SyncCreate:
+		return fmt.Sprintf("creates thread %d", e.Other)
+	case record.SyncUnblock:
+		return fmt.Sprintf("makes thread %d runnable", e.Other)
+	case record.SyncEnter, record.SyncReturn:
+		return fmt.Sprintf("%s %s(0x%x)", e.Kind, e.Func, e.Arg)
+	case record.SyncAlloc, record.SyncFree:
+		return fmt.Sprintf("%s block #%d (generation %d) at 0x%x", e.Kind, e.Block, e.Gen, e.Arg)
+	}
+	return e.Kind.String()
 }
