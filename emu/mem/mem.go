@@ -183,45 +183,45 @@ func (m *Memory) mutableLeaf(vpn uint64) (*leaf, uint64) {
 		m.root = &r
 	}
 	slot := &m.root.kids[vpn>>(levelBits*(innerLevels+1))]
-	n := *slot
+	n := m.ownInner(*slot)
+	*slot = n
+	for l := 0; l < innerLevels-1; l++ {
+		p := &n.kids[index(vpn, l)]
+		n = m.ownInner((*inner)(*p))
+		*p = unsafe.Pointer(n)
+	}
+	p := &n.kids[index(vpn, innerLevels-1)]
+	lf := m.ownLeaf((*leaf)(*p))
+	*p = unsafe.Pointer(lf)
+	return lf, vpn & (fanout - 1)
+}
+
+// ownInner returns n if the current epoch owns it, else a new node (n nil)
+// or a copy of n owned by the current epoch. The caller stores the result
+// in n's parent.
+func (m *Memory) ownInner(n *inner) *inner {
 	switch {
 	case n == nil:
-		n = &inner{epoch: m.epoch}
-		*slot = n
+		return &inner{epoch: m.epoch}
 	case n.epoch != m.epoch:
 		c := *n
 		c.epoch = m.epoch
-		n = &c
-		*slot = n
+		return &c
 	}
-	for l := 0; l < innerLevels-1; l++ {
-		p := &n.kids[index(vpn, l)]
-		c := (*inner)(*p)
-		switch {
-		case c == nil:
-			c = &inner{epoch: m.epoch}
-			*p = unsafe.Pointer(c)
-		case c.epoch != m.epoch:
-			cc := *c
-			cc.epoch = m.epoch
-			c = &cc
-			*p = unsafe.Pointer(c)
-		}
-		n = c
-	}
-	p := &n.kids[index(vpn, innerLevels-1)]
-	lf := (*leaf)(*p)
+	return n
+}
+
+// ownLeaf is ownInner for leaves.
+func (m *Memory) ownLeaf(lf *leaf) *leaf {
 	switch {
 	case lf == nil:
-		lf = &leaf{epoch: m.epoch}
-		*p = unsafe.Pointer(lf)
+		return &leaf{epoch: m.epoch}
 	case lf.epoch != m.epoch:
 		c := *lf
 		c.epoch = m.epoch
-		lf = &c
-		*p = unsafe.Pointer(lf)
+		return &c
 	}
-	return lf, vpn & (fanout - 1)
+	return lf
 }
 
 // Fault describes a failed guest access.
