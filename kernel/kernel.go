@@ -713,7 +713,7 @@ func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) 
 	if addr >= t.stackLo && addr < t.stackHi {
 		return
 	}
-	a := record.Access{Addr: addr, Size: size, Write: write, Atomic: atomic, PC: pc}
+	a := record.Access{Addr: addr, Size: size, Write: write, Atomic: atomic, PC: pc, Sync: uint32(len(k.tr.Sync))}
 	if addr >= HeapBase && addr < k.st.heap.brk {
 		if b := k.st.heap.blockAt(addr); b != nil {
 			a.Block, a.Gen = b.id, b.gen

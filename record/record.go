@@ -87,6 +87,10 @@ type Access struct {
 	// counts allocations at the same address (reallocation rule).
 	Block uint32
 	Gen   uint32
+	// Sync is how many of the transition's sync events came before this
+	// access: it orders accesses against lock acquisitions and releases
+	// (locksets, vector clocks) within one transition.
+	Sync uint32
 }
 
 // SyncKind is the kind of a sync event.
@@ -160,7 +164,7 @@ func Hash(ts []*Transition) [32]byte {
 			put(a.Addr)
 			put(uint64(a.Size) | b2u(a.Write)<<8 | b2u(a.Atomic)<<9 | uint64(a.Block)<<16)
 			put(a.PC)
-			put(uint64(a.Gen))
+			put(uint64(a.Gen) | uint64(a.Sync)<<32)
 		}
 		put(uint64(len(t.Sync)))
 		for _, s := range t.Sync {
