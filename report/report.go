@@ -2,6 +2,13 @@
 // bug reports with symbolic stacks (func, file:line, naming call sites for
 // outer frames) as text and as a JSON-ready model. Every report ends with
 // the command that replays it.
+//
+// A Trace is the full bug report of thesis §3.1.5: the bug, the
+// exploration's counts, and the preemption trace (one Step per transition,
+// labelled with the kind of PP that ended it), rendered as text
+// (WriteText), as a self-contained HTML table with one column per thread
+// (WriteHTML) and as JSON (WriteJSON). DumpDOM and CheckTraceDOM check the
+// HTML as headless Chromium builds it.
 package report
 
 import (

@@ -1,0 +1,257 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"landslide/record"
+)
+
+// Trace is a bug report: the failing interleaving and the exploration that
+// found it (thesis §3.1.5, Fig 3.3). It is one model with three renderings:
+// WriteText (terminal), WriteHTML (the preemption-trace table) and
+// WriteJSON (scripts).
+type Trace struct {
+	Program       string   `json:"program"`        // ELF path
+	PPSet         []string `json:"pp_set"`         // e.g. ["mutex_lock","mutex_unlock","data_race 0x10234 (thread1+12)"]
+	Bug           *Bug     `json:"bug"`            // nil if the trace is not a failure
+	Interleavings int      `json:"interleavings"`  // distinct interleavings tested, this one included
+	EstimatedSize float64  `json:"estimated_size"` // estimated state-space size (interleavings); 0 = unknown
+	Coverage      float64  `json:"coverage"`       // estimated fraction explored, 0..1
+	Preemptions   int      `json:"preemptions"`    // preemptions in this trace
+	Threads       []int32  `json:"threads"`        // column order: ascending tids that appear
+	Steps         []Step   `json:"steps"`
+	Replay        string   `json:"replay,omitempty"` // shell command replaying this trace
+}
+
+// Step is one transition: a row of the trace table. The cell of the
+// running thread means "this thread ran from where it last stopped until
+// here".
+type Step struct {
+	Index     int   `json:"index"`
+	Thread    int32 `json:"thread"`
+	Preempted bool  `json:"preempted"` // a preemption started this transition (switch away from a thread that could have continued)
+	// PP labels the PP that ENDED the transition (see PPLabel): "yield",
+	// "deschedule", "thread_create", "thread_exit", "make_runnable",
+	// "sleep", a sync function's name ("mutex_lock"), "data race",
+	// "annotation", "end".
+	PP     string    `json:"pp"`
+	PPKind string    `json:"pp_kind"`          // record.PPKind.String()
+	Stack  []Frame   `json:"stack"`            // the thread's stack at that PP (frame 0 = PC; outer frames show call-site lines)
+	Events []string  `json:"events,omitempty"` // readable sync events, e.g. "created thread 3", "mutex_lock(0x1040) returned"
+	Race   *RacePair `json:"race,omitempty"`   // for a data-race PP: the racing access pair that made this PP
+	// Failure says the bug happened in this transition.
+	Failure bool `json:"failure,omitempty"`
+}
+
+// RacePair is the pair of racing accesses behind a data-race PP.
+type RacePair struct {
+	Access      Frame  `json:"access"` // the access at this PP
+	Other       Frame  `json:"other"`  // the access it races with
+	OtherThread int32  `json:"other_thread"`
+	Text        string `json:"text"` // e.g. "races with thread 2's write at count (fig1.c:30)"
+}
+
+// PPLabel is the label of a PP in a trace: the function's name for a sync
+// function PP, "data race" for a data-race PP, and the kind's name for the
+// others.
+func PPLabel(pp record.PP) string {
+	switch pp.Kind {
+	case record.PPSyncFunc:
+		if pp.Func != "" {
+			return pp.Func
+		}
+	case record.PPDataRace:
+		return "data race"
+	}
+	return pp.Kind.String()
+}
+
+// SyncEventText is a readable form of a sync event for Step.Events.
+func SyncEventText(e record.SyncEvent) string {
+	switch e.Kind {
+	case record.SyncCreate:
+		return fmt.Sprintf("created thread %d", e.Other)
+	case record.SyncExit:
+		return "exited"
+	case record.SyncBlock:
+		return "blocked"
+	case record.SyncUnblock:
+		return fmt.Sprintf("made thread %d runnable", e.Other)
+	case record.SyncEnter:
+		return fmt.Sprintf("%s(%#x) called", e.Func, e.Arg)
+	case record.SyncReturn:
+		return fmt.Sprintf("%s(%#x) returned", e.Func, e.Arg)
+	case record.SyncAlloc:
+		return fmt.Sprintf("allocated block %d.%d at %#x", e.Block, e.Gen, e.Arg)
+	case record.SyncFree:
+		return fmt.Sprintf("freed block %d.%d at %#x", e.Block, e.Gen, e.Arg)
+	}
+	s := e.Kind.String()
+	if e.Func != "" {
+		s += " " + e.Func
+	}
+	return s
+}
+
+// ThreadsOf returns the ascending tids that run in steps: the default
+// Trace.Threads.
+func ThreadsOf(steps []Step) []int32 {
+	seen := map[int32]bool{}
+	var out []int32
+	for _, s := range steps {
+		if !seen[s.Thread] {
+			seen[s.Thread] = true
+			out = append(out, s.Thread)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Columns is the thread of each column of the trace table after "#":
+// Threads, followed (ascending) by any thread that runs in a step but is
+// missing from Threads, so that every step has its column.
+func (t *Trace) Columns() []int32 {
+	cols := append([]int32(nil), t.Threads...)
+	in := map[int32]bool{}
+	for _, c := range cols {
+		in[c] = true
+	}
+	var extra []int32
+	for _, s := range t.Steps {
+		if !in[s.Thread] {
+			in[s.Thread] = true
+			extra = append(extra, s.Thread)
+		}
+	}
+	sort.Slice(extra, func(i, j int) bool { return extra[i] < extra[j] })
+	return append(cols, extra...)
+}
+
+// formatSize formats an estimated state-space size.
+func formatSize(x float64) string {
+	if math.IsNaN(x) || x <= 0 {
+		return "unknown"
+	}
+	if math.IsInf(x, 1) {
+		return "infinite"
+	}
+	if x < 1e15 {
+		return strconv.FormatFloat(math.Round(x*10)/10, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 4, 64)
+}
+
+// formatCoverage formats a fraction in 0..1 as a percentage.
+func formatCoverage(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "unknown"
+	}
+	return strconv.FormatFloat(x*100, 'f', 2, 64) + "%"
+}
+
+func ppSetText(set []string) string {
+	if len(set) == 0 {
+		return "(mandatory PPs only)"
+	}
+	return strings.Join(set, ", ")
+}
+
+// WriteText writes the trace for a terminal: the header of thesis Fig 3.3
+// (bug, current stack, details, counts), then one block per transition,
+// then the replay command.
+func (t *Trace) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	if t.Bug != nil {
+		t.Bug.WriteText(ew)
+	} else {
+		fmt.Fprintf(ew, "No bug in this interleaving.\n")
+	}
+	if t.Program != "" {
+		fmt.Fprintf(ew, "Program: %s\n", t.Program)
+	}
+	fmt.Fprintf(ew, "Distinct interleavings tested: %d\n", t.Interleavings)
+	fmt.Fprintf(ew, "Estimated state space size: %s\n", formatSize(t.EstimatedSize))
+	fmt.Fprintf(ew, "Estimated state space coverage: %s\n", formatCoverage(t.Coverage))
+	fmt.Fprintf(ew, "Preemptions in this trace: %d\n", t.Preemptions)
+	fmt.Fprintf(ew, "PP set: %s\n", ppSetText(t.PPSet))
+
+	cols := t.Columns()
+	ids := make([]string, len(cols))
+	for i, c := range cols {
+		ids[i] = strconv.Itoa(int(c))
+	}
+	fmt.Fprintf(ew, "\nPreemption trace (%d transitions; threads %s):\n", len(t.Steps), strings.Join(ids, ", "))
+	for _, s := range t.Steps {
+		line := fmt.Sprintf("#%d thread %d", s.Index, s.Thread)
+		if s.Preempted {
+			line += " [preempted]"
+		}
+		line += " -> " + s.PP
+		if s.Failure {
+			line += "  <-- failure"
+		}
+		fmt.Fprintf(ew, "%s\n", line)
+		writeFrames(ew, s.Stack)
+		for _, e := range s.Events {
+			fmt.Fprintf(ew, "      * %s\n", e)
+		}
+		if s.Race != nil {
+			fmt.Fprintf(ew, "      ! data race: %s\n", raceText(s.Race))
+			fmt.Fprintf(ew, "          this access: %s\n", s.Race.Access.Text)
+			fmt.Fprintf(ew, "          other access (thread %d): %s\n", s.Race.OtherThread, s.Race.Other.Text)
+		}
+	}
+	if t.Replay != "" {
+		fmt.Fprintf(ew, "\nReplay: %s\n", t.Replay)
+	}
+	return ew.err
+}
+
+// raceText is the race's description, made up from the frames when Text
+// is empty.
+func raceText(r *RacePair) string {
+	if r.Text != "" {
+		return r.Text
+	}
+	return fmt.Sprintf("%s races with thread %d at %s", r.Access.Text, r.OtherThread, r.Other.Text)
+}
+
+// WriteJSON writes the trace as indented JSON. Non-finite estimates (which
+// JSON cannot hold) are written as 0, "unknown".
+func (t *Trace) WriteJSON(w io.Writer) error {
+	c := *t
+	if math.IsNaN(c.EstimatedSize) || math.IsInf(c.EstimatedSize, 0) {
+		c.EstimatedSize = 0
+	}
+	if math.IsNaN(c.Coverage) || math.IsInf(c.Coverage, 0) {
+		c.Coverage = 0
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(&c)
+}
+
+// errWriter keeps the first write error so that a renderer made of many
+// Fprintf calls can report it once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, err
+}
