@@ -223,21 +223,91 @@ func (k *Kernel) checkMagic() string {
 	return ""
 }
 
-// noteYields updates the yield-loop heuristic after a PP of the given kind
-// (thesis §3.4.6: a thread that yields TooManyYields times without other
-// thread-library activity is treated as blocked; when every thread is so
-// blocked for DeadlockFPMaxAttempts PPs, that is a deadlock).
-func (k *Kernel) noteYields(kind record.PPKind) {
-	if t := k.cur(); t != nil && kind == record.PPYield {
-		t.yields++
-	}
-	for i := range k.st.threads {
-		if k.st.threads[i].yields < TooManyYields {
-			k.st.stuck = 0
-			return
+// noteLoops applies the yield-loop and xchg-loop heuristics after a
+// transition of the current thread ended at a PP of the given kind (thesis
+// §3.4.6, check_user_yield_activity):
+//   - a yield inside mutex_lock blocks the thread on that mutex at once;
+//   - TooManyYields yields, or TooManyXchgsWithPPs atomic accesses, without
+//     other thread-library activity block it on the memory it read in this
+//     transition.
+//
+// A write by another thread to that memory unblocks it (wakeWaiters). When
+// every thread that could run is so blocked, Runnable wakes them all and
+// this counts the attempt; DeadlockFPMaxAttempts in a row is a deadlock.
+func (k *Kernel) noteLoops(kind record.PPKind, tr *record.Transition) {
+	if t := k.cur(); t != nil {
+		if kind == record.PPYield {
+			t.yields++
+		}
+		for _, a := range tr.Accesses {
+			if a.Atomic {
+				t.atomics++
+			}
+		}
+		switch m, inLock := t.inFunc("mutex_lock"); {
+		case kind == record.PPYield && inLock:
+			k.block(t, []waitRange{{m, m + mutexWaitBytes}})
+		case (kind == record.PPYield && t.yields >= TooManyYields) || t.atomics >= TooManyXchgsWithPPs:
+			var w []waitRange
+			for _, a := range tr.Accesses {
+				if !a.Write || a.Atomic {
+					w = append(w, waitRange{a.Addr, a.Addr + uint64(a.Size)})
+				}
+			}
+			k.block(t, w)
 		}
 	}
-	k.st.stuck++
+	forced := false
+	if k.st.hblocked > 0 {
+		forced = true
+		for i := range k.st.threads {
+			if k.st.threads[i].schedulable() {
+				forced = false
+				break
+			}
+		}
+	}
+	if forced {
+		k.st.stuck++
+	} else {
+		k.st.stuck = 0
+	}
+}
+
+// block marks t heuristically blocked, waiting on w.
+func (k *Kernel) block(t *thread, w []waitRange) {
+	if !t.hblocked {
+		k.st.hblocked++
+	}
+	t.hblocked, t.wait = true, w
+}
+
+// unblock clears t's heuristic block; its counters stay, so a thread still
+// spinning re-trips the heuristic at its next yield.
+func (k *Kernel) unblock(t *thread) {
+	if t.hblocked {
+		k.st.hblocked--
+	}
+	t.hblocked, t.wait = false, nil
+}
+
+// wakeWaiters unblocks every other heuristically blocked thread waiting on
+// memory that overlaps [addr, addr+size): the conflicting write it waited
+// for (thesis check_unblock_yield_loop).
+func (k *Kernel) wakeWaiters(addr, size uint64) {
+	for i := range k.st.threads {
+		t := &k.st.threads[i]
+		if !t.hblocked || i == k.st.cur {
+			continue
+		}
+		for _, r := range t.wait {
+			if addr < r.hi && r.lo < addr+size {
+				t.yields, t.atomics = 0, 0
+				k.unblock(t)
+				break
+			}
+		}
+	}
 }
 
 // spinDeadlock reports threads that all spin in yield loops.

@@ -31,6 +31,8 @@ const (
 	ProgressMinAverage    = 1000 // floor of that average
 	TooDeepFirstBranch    = 4000 // PPs in one execution
 	TooManyYields         = 10   // yields without interesting activity: yield-blocked
+	TooManyXchgsWithPPs   = 20   // atomics across PPs without other activity: xchg-blocked
+	mutexWaitBytes        = 8    // a mutex_t: the range a yield in mutex_lock waits on
 	DeadlockFPMaxAttempts = 128  // PPs with every thread yield-blocked: a deadlock
 )
 
@@ -94,7 +96,7 @@ func (c *Config) fill() {
 
 // ErrBudget is returned by Step when the execution's instruction budget is
 // spent without a bug.
-var ErrBudget = errors.New("instruction budget exhausted")
+var ErrBudget = record.ErrBudget
 
 // outNode is one piece of guest output in a persistent list, so that a
 // snapshot holds its output by pointer.
@@ -136,8 +138,11 @@ type state struct {
 	// lastExited is the thread that vanished at the last PP (for Default).
 	lastExited record.TID
 	diag       []string // checker diagnostics (tell_landslide_dump_stack)
-	// stuck counts consecutive PPs at which every thread was yield-blocked.
+	// stuck counts consecutive PPs at which every runnable thread was
+	// heuristically blocked and had to be woken (thesis §3.4.6).
 	stuck int
+	// hblocked counts heuristically blocked threads (fast path of Access).
+	hblocked int
 	// work is what system calls cost beyond their one instruction: one
 	// instruction per workBytes bytes they copy. It counts against
 	// MaxInstructions, so no guest can make the kernel work unboundedly.
@@ -331,8 +336,18 @@ func (k *Kernel) Runnable() []record.TID {
 	}
 	var out []record.TID
 	for i := range k.st.threads {
-		if k.st.threads[i].canRun() {
+		if k.st.threads[i].schedulable() {
 			out = append(out, k.st.threads[i].tid)
+		}
+	}
+	if out == nil && k.st.hblocked > 0 {
+		// Every thread that can run is heuristically blocked: the
+		// heuristic may be wrong, so wake them all (thesis §3.4.6,
+		// try_avoid_fp_deadlock; Step counts the attempts).
+		for i := range k.st.threads {
+			if k.st.threads[i].canRun() {
+				out = append(out, k.st.threads[i].tid)
+			}
 		}
 	}
 	return out
@@ -470,6 +485,9 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 	}
 	k.switchTo(ch.Thread)
 	t = k.cur()
+	if t.hblocked {
+		k.unblock(t) // woken by the false-positive deadlock avoidance
+	}
 	if t.state == stSleeping {
 		if now := k.now(); t.wake > now {
 			k.st.clock += t.wake - now
@@ -499,7 +517,7 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 		tr.Stack = k.ppStack
 		k.st.pps++
 		k.st.lastPP = pp.Kind
-		k.noteYields(pp.Kind)
+		k.noteLoops(pp.Kind, tr)
 		if k.st.stuck >= DeadlockFPMaxAttempts {
 			k.spinDeadlock()
 		} else if k.st.pps > k.cfg.MaxPPs {
@@ -692,11 +710,11 @@ func (k *Kernel) syncEvent(e record.SyncEvent) {
 	switch e.Kind {
 	case record.SyncCreate, record.SyncBlock, record.SyncUnblock:
 		if t := k.cur(); t != nil {
-			t.yields = 0
+			t.yields, t.atomics = 0, 0
 		}
 	case record.SyncEnter:
 		if t := k.cur(); t != nil && e.Func != "mutex_lock" && e.Func != "mutex_unlock" {
-			t.yields = 0
+			t.yields, t.atomics = 0, 0
 		}
 	}
 	if k.tr != nil {
@@ -712,6 +730,9 @@ func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) 
 	t := &k.st.threads[k.st.cur]
 	if addr >= t.stackLo && addr < t.stackHi {
 		return
+	}
+	if write && k.st.hblocked > 0 {
+		k.wakeWaiters(addr, uint64(size))
 	}
 	a := record.Access{Addr: addr, Size: size, Write: write, Atomic: atomic, PC: pc, Sync: uint32(len(k.tr.Sync))}
 	if addr >= HeapBase && addr < k.st.heap.brk {
@@ -773,6 +794,7 @@ const workBytes = 64
 func (k *Kernel) charge(n uint64) { k.st.work += n / workBytes }
 
 func (k *Kernel) appendOutput(b []byte) {
+	k.syncEvent(record.SyncEvent{Kind: record.SyncOutput, Arg: uint64(len(b))})
 	size := len(b)
 	if k.st.out != nil {
 		size += k.st.out.size

@@ -44,6 +44,32 @@ type thread struct {
 	yields int
 	// calls is never written in place (see enterFunc), so snapshots share it.
 	calls []syncFrame
+	// atomics counts atomic accesses since the last interesting activity
+	// (thesis §3.4.6: xchg loops with PPs in between).
+	atomics int
+	// hblocked: the thread is heuristically blocked (a yield or xchg loop,
+	// or a yield inside mutex_lock) until another thread writes one of
+	// the wait ranges, or every thread is stuck (false-positive deadlock
+	// avoidance). The slice is replaced, never written in place.
+	hblocked bool
+	wait     []waitRange
 }
 
+// waitRange is memory a heuristically blocked thread waits on.
+type waitRange struct{ lo, hi uint64 }
+
 func (t *thread) canRun() bool { return t.state == stRunnable || t.state == stSleeping }
+
+// schedulable: runnable and not heuristically blocked.
+func (t *thread) schedulable() bool { return t.canRun() && !t.hblocked }
+
+// inFunc reports whether the thread is inside the named sync function, and
+// its first argument.
+func (t *thread) inFunc(name string) (uint64, bool) {
+	for i := len(t.calls) - 1; i >= 0; i-- {
+		if t.calls[i].fn == name {
+			return t.calls[i].arg, true
+		}
+	}
+	return 0, false
+}

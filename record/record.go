@@ -14,6 +14,7 @@ package record
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -98,18 +99,18 @@ type SyncKind uint8
 
 // Sync event kinds.
 const (
-	SyncCreate   SyncKind = iota + 1 // the thread created Other
-	SyncExit                         // the thread exited
-	SyncBlock                        // the thread blocked (deschedule)
-	SyncUnblock                      // the thread made Other runnable
-	SyncEnter                        // entered Func with first argument Arg
-	SyncReturn                       // returned from Func (Arg as at entry)
-	SyncAlloc                        // allocated heap Block/Gen at Arg
-	SyncFree                         // freed heap Block/Gen at Arg
-	SyncJoinable                     // (reserved)
+	SyncCreate  SyncKind = iota + 1 // the thread created Other
+	SyncExit                        // the thread exited
+	SyncBlock                       // the thread blocked (deschedule)
+	SyncUnblock                     // the thread made Other runnable
+	SyncEnter                       // entered Func with first argument Arg
+	SyncReturn                      // returned from Func (Arg as at entry)
+	SyncAlloc                       // allocated heap Block/Gen at Arg
+	SyncFree                        // freed heap Block/Gen at Arg
+	SyncOutput                      // wrote to the console (order matters)
 )
 
-var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free"}
+var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "output"}
 
 func (k SyncKind) String() string {
 	if int(k) < len(syncNames) {
@@ -272,6 +273,10 @@ type Machine interface {
 	Snapshot() Snapshot
 	Restore(Snapshot)
 }
+
+// ErrBudget is returned by Machine.Step when one execution's instruction
+// budget is spent without a bug: the branch ends unfinished.
+var ErrBudget = errors.New("instruction budget exhausted")
 
 // Snapshot is an opaque, immutable machine state.
 type Snapshot interface{}

@@ -1,0 +1,272 @@
+package dpor
+
+import (
+	"slices"
+
+	"landslide/record"
+)
+
+// Keys of the memory-conflict index: 8-byte granules of guest memory
+// (addresses are below 2^39), and virtual locations for heap operations
+// and the console.
+const (
+	keyVirtual = 1 << 62
+	keyHeap    = keyVirtual | 1     // malloc/free order: they conflict with each other
+	keyConsole = keyVirtual | 2     // output order
+	keyBlock   = keyVirtual | 1<<61 // | block<<24 | generation: a heap block
+)
+
+func blockKey(block, gen uint32) uint64 {
+	return keyBlock | uint64(block)<<24 | uint64(gen&0xffffff)
+}
+
+// keyMask is what one transition did to one key: byte masks of reads and
+// writes within the granule.
+type keyMask struct {
+	key  uint64
+	r, w uint8
+}
+
+type entry struct {
+	idx  int32
+	r, w uint8
+}
+
+// analysis keeps happens-before and memory conflicts along the current
+// branch incrementally: each new transition is compared with the earlier
+// ones when it is added (thesis §3.4.2, "computed incrementally at each
+// PP"); backtracking pops what the cut transitions added.
+type analysis struct {
+	thread []record.TID
+	before [][]record.TID // runnable threads at the node before each transition
+	flips  [][]record.TID // threads whose runnability each transition changed
+	prev   []int32        // previous transition of the same thread, or -1
+	clocks [][]int32      // per transition: per thread slot, the last transition of that thread that happens before it (-1: none)
+	conf   [][]int32      // per transition j: the i<j it conflicts with, not ordered by happens-before, ascending
+	keys   [][]keyMask
+
+	slots []record.TID // slot → tid
+	last  []int32      // per slot: last transition on the branch
+	index map[uint64][]entry
+	stamp []int32
+	gen   int32
+	// failing, when > 0, is a transition that failed (ended the program
+	// with a bug): it is dependent with every transition of another
+	// thread, because it disabled them all.
+	failing int
+}
+
+func (a *analysis) slot(t record.TID) int {
+	for i, u := range a.slots {
+		if u == t {
+			return i
+		}
+	}
+	a.slots = append(a.slots, t)
+	a.last = append(a.last, -1)
+	return len(a.slots) - 1
+}
+
+// hb reports i →S j for i < j.
+func (a *analysis) hb(i, j int) bool {
+	c := a.clocks[j]
+	s := a.slot(a.thread[i])
+	return s < len(c) && c[s] >= int32(i)
+}
+
+// dependent reports whether t_k and t_n (k < n) are ordered or conflict.
+func (a *analysis) dependent(k, n int) bool {
+	if a.hb(k, n) || (n == a.failing && a.thread[k] != a.thread[n]) {
+		return true
+	}
+	_, found := slices.BinarySearch(a.conf[n], int32(k))
+	return found
+}
+
+// add appends transition j = len so far, run from a node where before
+// were runnable.
+func (a *analysis) add(tr *record.Transition, before []record.TID) {
+	if a.index == nil {
+		a.index = map[uint64][]entry{}
+	}
+	j := len(a.thread)
+	s := a.slot(tr.Thread)
+	p := a.last[s]
+	a.thread = append(a.thread, tr.Thread)
+	a.before = append(a.before, before)
+	a.flips = append(a.flips, nil)
+	a.prev = append(a.prev, p)
+	a.last[s] = int32(j)
+
+	// Vector clock: program order, plus every transition since this
+	// thread's previous one that enabled or disabled it (earlier ones are
+	// already in the previous transition's clock).
+	c := make([]int32, len(a.slots))
+	for i := range c {
+		c[i] = -1
+	}
+	if p >= 0 {
+		copy(c, a.clocks[p])
+	}
+	for i := int(p) + 1; i < j; i++ {
+		if contains(a.flips[i], tr.Thread) {
+			for k, v := range a.clocks[i] {
+				c[k] = max(c[k], v)
+			}
+		}
+	}
+	c[s] = int32(j)
+	a.clocks = append(a.clocks, c)
+
+	// Memory conflicts with earlier transitions of other threads.
+	km := transitionKeys(tr)
+	a.keys = append(a.keys, km)
+	a.gen++
+	if cap(a.stamp) < j+1 {
+		a.stamp = append(a.stamp[:cap(a.stamp)], make([]int32, j+1-cap(a.stamp))...)
+	}
+	a.stamp = a.stamp[:j+1]
+	var conf []int32
+	for _, m := range km {
+		es := a.index[m.key]
+		for _, e := range es {
+			i := int(e.idx)
+			if a.stamp[i] == a.gen || a.thread[i] == tr.Thread {
+				continue
+			}
+			if m.w&(e.r|e.w) == 0 && m.r&e.w == 0 {
+				continue
+			}
+			if c[a.slot(a.thread[i])] >= e.idx { // i →S j
+				continue
+			}
+			a.stamp[i] = a.gen
+			conf = append(conf, e.idx)
+		}
+		a.index[m.key] = append(es, entry{idx: int32(j), r: m.r, w: m.w})
+	}
+	// A transition that disabled this thread while it could run (a lock
+	// taken, the thread's wait begun) is dependent with it and was
+	// co-enabled with it, and by construction does not happen before the
+	// thread's previous transition: reordering them matters (Flanagan and
+	// Godefroid's race condition "i ↛ p").
+	for i := int(p) + 1; i < j; i++ {
+		if a.stamp[i] != a.gen && a.thread[i] != tr.Thread && contains(a.flips[i], tr.Thread) && contains(a.before[i], tr.Thread) {
+			a.stamp[i] = a.gen
+			conf = append(conf, int32(i))
+		}
+	}
+	slices.Sort(conf)
+	a.conf = append(a.conf, conf)
+}
+
+// after records the runnable threads after the last transition.
+func (a *analysis) after(runnable []record.TID) {
+	j := len(a.thread) - 1
+	var f []record.TID
+	for _, t := range a.before[j] {
+		if t != a.thread[j] && !contains(runnable, t) {
+			f = append(f, t)
+		}
+	}
+	for _, t := range runnable {
+		if t != a.thread[j] && !contains(a.before[j], t) {
+			f = append(f, t)
+		}
+	}
+	a.flips[j] = f
+}
+
+// truncate cuts the branch to its first d transitions.
+func (a *analysis) truncate(d int) {
+	if a.failing >= d {
+		a.failing = 0
+	}
+	for k := len(a.thread) - 1; k >= d; k-- {
+		for _, m := range a.keys[k] {
+			es := a.index[m.key]
+			a.index[m.key] = es[:len(es)-1]
+		}
+		a.last[a.slot(a.thread[k])] = a.prev[k]
+	}
+	a.thread = a.thread[:d]
+	a.before = a.before[:d]
+	a.flips = a.flips[:d]
+	a.prev = a.prev[:d]
+	a.clocks = a.clocks[:d]
+	a.conf = a.conf[:d]
+	a.keys = a.keys[:d]
+}
+
+// pairsFrom lists the conflicting pairs (i, j) with j >= d.
+func (a *analysis) pairsFrom(d int) [][2]int {
+	var out [][2]int
+	for j := d; j < len(a.conf); j++ {
+		for _, i := range a.conf[j] {
+			out = append(out, [2]int{int(i), j})
+		}
+	}
+	return out
+}
+
+// transitionKeys lists what a transition touched, sorted by key.
+func transitionKeys(tr *record.Transition) []keyMask {
+	var km []keyMask
+	put := func(key uint64, r, w uint8) { km = append(km, keyMask{key, r, w}) }
+	for _, ac := range tr.Accesses {
+		for addr, end := ac.Addr, ac.Addr+uint64(ac.Size); addr < end; {
+			g := addr >> 3
+			next := min((g+1)<<3, end)
+			var mask uint8
+			for b := addr; b < next; b++ {
+				mask |= 1 << (b & 7)
+			}
+			if ac.Write {
+				put(g, 0, mask)
+			} else {
+				put(g, mask, 0)
+			}
+			addr = next
+		}
+		if ac.Block != 0 {
+			if ac.Write {
+				put(blockKey(ac.Block, ac.Gen), 0, 1)
+			} else {
+				put(blockKey(ac.Block, ac.Gen), 1, 0)
+			}
+		}
+	}
+	for _, e := range tr.Sync {
+		switch e.Kind {
+		case record.SyncAlloc:
+			put(keyHeap, 0, 1)
+		case record.SyncFree:
+			put(keyHeap, 0, 1)
+			put(blockKey(e.Block, e.Gen), 0, 1)
+		case record.SyncOutput:
+			put(keyConsole, 0, 1)
+		}
+	}
+	if len(km) < 2 {
+		return km
+	}
+	slices.SortFunc(km, func(x, y keyMask) int {
+		switch {
+		case x.key < y.key:
+			return -1
+		case x.key > y.key:
+			return 1
+		}
+		return 0
+	})
+	out := km[:1]
+	for _, m := range km[1:] {
+		if l := &out[len(out)-1]; l.key == m.key {
+			l.r |= m.r
+			l.w |= m.w
+		} else {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package dpor
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// xplusplus is the thesis's Figure 2.1/2.4 program: two threads each run
+// tmp = x; tmp++; x = tmp, with a PP before every event.
+func xplusplus() *model {
+	t := []op{{kind: opLoad}, {kind: opInc}, {kind: opStore}}
+	return newModel(t, t)
+}
+
+type run struct {
+	res       *Result
+	schedules []string
+	outcomes  map[string]bool
+}
+
+func explore(t *testing.T, m *model, opt Options) run {
+	t.Helper()
+	r := run{outcomes: map[string]bool{}}
+	user := opt.OnBranch
+	opt.KeepGoing = true
+	opt.OnBranch = func(b *Branch) bool {
+		r.schedules = append(r.schedules, schedString(b.Choices))
+		r.outcomes[m.outcome()] = true
+		if user != nil {
+			return user(b)
+		}
+		return true
+	}
+	res, err := New(m, opt).Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.res = res
+	return r
+}
+
+// TestXPlusPlusCounts: thesis Fig. 2.4, C(6,3) = 20 interleavings without
+// reduction; Fig. 3.6, 6 with DPOR (C(4,2): only the 4 accesses to x
+// matter); §3.4.2 "Sleep set reduction": 4 (A, B, C, K) with sleep sets.
+func TestXPlusPlusCounts(t *testing.T) {
+	full := explore(t, xplusplus(), Options{Mode: Full})
+	if full.res.Interleavings != 20 || !full.res.Complete {
+		t.Errorf("no reduction: %d interleavings (complete %v), want 20", full.res.Interleavings, full.res.Complete)
+	}
+	plain := explore(t, xplusplus(), Options{NoSleepSets: true})
+	if plain.res.Interleavings != 6 || !plain.res.Complete {
+		t.Errorf("DPOR: %d interleavings, want 6: %v", plain.res.Interleavings, plain.schedules)
+	}
+	// The thesis's branches A, B, C, K, L, M in its order (Fig. 3.5, 3.6).
+	want := []string{"1,1,1,2,2,2", "1,1,2,2,2,1", "1,1,2,2,1,2", "2,2,2,1,1,1", "2,2,1,1,1,2", "2,2,1,1,2,1"}
+	if len(plain.schedules) == 6 {
+		for i := range want {
+			if plain.schedules[i] != want[i] {
+				t.Errorf("DPOR branch %d is %s, thesis %s", i, plain.schedules[i], want[i])
+			}
+		}
+	}
+	sleep := explore(t, xplusplus(), Options{})
+	if sleep.res.Interleavings != 4 {
+		t.Errorf("DPOR with sleep sets: %d interleavings %v, want 4 (A, B, C, K)", sleep.res.Interleavings, sleep.schedules)
+	}
+	// x ends as 1 or 2; every variant reaches both.
+	for name, r := range map[string]run{"full": full, "dpor": plain, "sleep": sleep} {
+		if len(r.outcomes) != 2 {
+			t.Errorf("%s: outcomes %v, want x==1 and x==2", name, r.outcomes)
+		}
+	}
+}
+
+// TestXPlusPlusEstimates: the thesis's worked example of the estimators
+// (§3.4.3) as DPOR produces it, 1 s per transition.
+func TestXPlusPlusEstimates(t *testing.T) {
+	m := xplusplus()
+	var clock int64
+	m.clock, m.tick = &clock, int64(time.Second)
+	wantSize := []float64{4, 16.0 / 3, 6, 16.0 / 3, 40.0 / 7, 6}
+	wantTime := []float64{20, 24, 24, 22, 24, 24}
+	i := 0
+	explore(t, m, Options{NoSleepSets: true, Now: func() time.Duration { return time.Duration(clock) },
+		OnBranch: func(b *Branch) bool {
+			if i < len(wantSize) {
+				if math.Abs(b.Estimate.Size-wantSize[i]) > 1e-9 || b.Estimate.Total.Seconds() != wantTime[i] {
+					t.Errorf("branch %d: size %.3f time %v; thesis %.2f, %.0fs", i+1, b.Estimate.Size, b.Estimate.Total, wantSize[i], wantTime[i])
+				}
+			}
+			i++
+			return true
+		}})
+}

@@ -1,0 +1,183 @@
+package dpor
+
+import (
+	"fmt"
+	"strings"
+
+	"landslide/record"
+)
+
+// model is a tiny record.Machine for the tests: threads run lists of
+// operations on shared variables and mutexes, one operation per
+// transition (every operation is a PP), like the thesis's figures.
+type model struct {
+	prog [][]op
+	st   modelState
+	// clock, when set, advances by tick at every Step (estimator tests).
+	clock *int64
+	tick  int64
+}
+
+type opKind uint8
+
+const (
+	opLoad   opKind = iota // reg = var
+	opInc                  // reg++ (thread-local)
+	opStore                // var = reg
+	opLock                 // acquire mutex (blocks while held)
+	opUnlock               // release mutex
+	opAssert               // fail if var != arg
+	opAdd                  // var += arg (one read-modify-write access)
+)
+
+type op struct {
+	kind opKind
+	v    int // variable or mutex
+	arg  int64
+}
+
+type modelState struct {
+	pc     []int
+	reg    []int64
+	vars   [4]int64
+	held   [2]record.TID // mutex owner, 0 if free
+	cur    record.TID
+	ended  bool
+	bug    *record.Bug
+	nsteps int
+}
+
+func newModel(prog ...[]op) *model {
+	m := &model{prog: prog}
+	m.st.pc = make([]int, len(prog))
+	m.st.reg = make([]int64, len(prog))
+	return m
+}
+
+func (m *model) clone(s modelState) modelState {
+	c := s
+	c.pc = append([]int(nil), s.pc...)
+	c.reg = append([]int64(nil), s.reg...)
+	return c
+}
+
+func (m *model) canRun(i int) bool {
+	if m.st.pc[i] >= len(m.prog[i]) {
+		return false
+	}
+	o := m.prog[i][m.st.pc[i]]
+	return o.kind != opLock || m.st.held[o.v] == 0
+}
+
+func (m *model) Runnable() []record.TID {
+	if m.st.ended {
+		return nil
+	}
+	var out []record.TID
+	for i := range m.prog {
+		if m.canRun(i) {
+			out = append(out, record.TID(i+1))
+		}
+	}
+	return out
+}
+
+func (m *model) Default() record.Choice {
+	r := m.Runnable()
+	for _, t := range r {
+		if t == m.st.cur {
+			return record.Choice{Thread: t}
+		}
+	}
+	if len(r) == 0 {
+		return record.Choice{}
+	}
+	return record.Choice{Thread: r[0]}
+}
+
+const varBase = 0x1000
+
+func (m *model) Step(c record.Choice) (*record.Transition, error) {
+	i := int(c.Thread) - 1
+	if i < 0 || i >= len(m.prog) || !m.canRun(i) || m.st.ended {
+		return nil, fmt.Errorf("thread %d not runnable", c.Thread)
+	}
+	if m.clock != nil {
+		*m.clock += m.tick
+	}
+	m.st.cur = c.Thread
+	m.st.nsteps++
+	o := m.prog[i][m.st.pc[i]]
+	m.st.pc[i]++
+	tr := &record.Transition{Thread: c.Thread, PP: record.PP{Kind: record.PPDataRace}}
+	addr := uint64(varBase + 8*o.v)
+	switch o.kind {
+	case opLoad:
+		m.st.reg[i] = m.st.vars[o.v]
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8})
+	case opInc:
+		m.st.reg[i]++
+	case opStore:
+		m.st.vars[o.v] = m.st.reg[i]
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true})
+	case opAdd:
+		m.st.vars[o.v] += o.arg
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true, Atomic: true})
+	case opAssert:
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8})
+		if m.st.vars[o.v] != o.arg {
+			m.st.ended = true
+			m.st.bug = &record.Bug{Kind: record.BugAssert, Message: fmt.Sprintf("thread %d op %d: v%d == %d failed", c.Thread, m.st.pc[i]-1, o.v, o.arg), Thread: c.Thread}
+		}
+	case opLock:
+		m.st.held[o.v] = c.Thread
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: 0x2000 + 8*uint64(o.v), Size: 8, Write: true})
+	case opUnlock:
+		m.st.held[o.v] = 0
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: 0x2000 + 8*uint64(o.v), Size: 8, Write: true})
+	}
+	if !m.st.ended {
+		done := true
+		for j := range m.prog {
+			if m.st.pc[j] < len(m.prog[j]) {
+				done = false
+			}
+		}
+		if done {
+			m.st.ended = true
+		} else if len(m.Runnable()) == 0 {
+			m.st.ended = true
+			m.st.bug = &record.Bug{Kind: record.BugDeadlock, Message: "deadlock"}
+		}
+	}
+	if m.st.ended {
+		tr.PP = record.PP{Kind: record.PPEnd}
+	}
+	return tr, nil
+}
+
+func (m *model) Ended() (bool, *record.Bug) { return m.st.ended, m.st.bug }
+func (m *model) Snapshot() record.Snapshot  { s := m.clone(m.st); return &s }
+func (m *model) Restore(s record.Snapshot)  { m.st = m.clone(*s.(*modelState)) }
+
+// outcome is the final state of a complete execution (the variables), or
+// the failure that cut it short (which assertion failed, or deadlock): a
+// failure ends the execution wherever the other threads are, so what they
+// did before it is not part of the outcome.
+func (m *model) outcome() string {
+	if m.st.bug != nil {
+		return m.st.bug.Kind.String() + ": " + m.st.bug.Message
+	}
+	return fmt.Sprint(m.st.vars)
+}
+
+func schedString(cs []record.Choice) string {
+	var b strings.Builder
+	for i, c := range cs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprint(&b, c.Thread)
+	}
+	return b.String()
+}
