@@ -50,7 +50,7 @@ interleavings, and reports each failing interleaving with a readable trace.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newCCCmd())
+	root.AddCommand(newRunCmd(), newExploreCmd(), newCCCmd())
 	return root
 }
 

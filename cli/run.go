@@ -19,18 +19,12 @@ import (
 )
 
 type runFlags struct {
-	schedule  string
-	seed      int64
-	json      bool
-	pps       string
-	races     []string
-	within    []string
-	without   []string
-	maxInstr  uint64
-	maxPPs    int
-	noTrack   bool
-	trace     bool
-	maxThread int
+	ppFlags
+	schedule string
+	seed     int64
+	json     bool
+	noTrack  bool
+	trace    bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -54,13 +48,7 @@ Exit codes: 0 no bug, 1 bug found, 2 usage or input error, 3 budget exhausted.`,
 	fl.StringVar(&f.schedule, "schedule", "", "choices, e.g. 1,1,2,1 (thread per transition; the default schedule continues after the list)")
 	fl.Int64Var(&f.seed, "seed", -1, "choose uniformly at random at every PP with this seed")
 	fl.BoolVar(&f.json, "json", false, "print one JSON summary on stdout (the guest's output included)")
-	fl.StringVar(&f.pps, "pp", strings.Join(kernel.DefaultSyncPPs, ","), "functions whose entry is a preemption point (comma-separated; empty for none)")
-	fl.StringSliceVar(&f.races, "data-race-pp", nil, "instruction addresses (0x...) or symbol+offset to preempt before")
-	fl.StringSliceVar(&f.within, "within", nil, "only preempt with this function on the stack (repeatable)")
-	fl.StringSliceVar(&f.without, "without", nil, "never preempt with this function on the stack (repeatable)")
-	fl.Uint64Var(&f.maxInstr, "max-instructions", 0, "instruction budget (default 2e9)")
-	fl.IntVar(&f.maxPPs, "max-pps", 0, "preemption points before reporting an infinite loop (default 4000)")
-	fl.IntVar(&f.maxThread, "max-threads", 0, "thread limit (default 64)")
+	f.ppFlags.register(fl)
 	fl.BoolVar(&f.noTrack, "no-track", false, "do not record shared-memory accesses")
 	fl.BoolVar(&f.trace, "trace", false, "print every transition and its sync events on stderr")
 	return cmd
@@ -117,27 +105,12 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	img, _ := elfsym.Parse(data)
-	cfg := kernel.Config{
-		SyncPPs: splitList(f.pps), NoTrack: f.noTrack, MaxInstructions: f.maxInstr,
-		MaxPPs: f.maxPPs, MaxThreads: f.maxThread, Args: append([]string{path}, args[1:]...),
+	cfg, err := f.ppFlags.config(data, cmd.Flags().Changed("pp"))
+	if err != nil {
+		return err
 	}
-	if !cmd.Flags().Changed("pp") {
-		cfg.SyncPPs = nil
-	}
-	for _, r := range f.races {
-		a, err := parseAddr(r, img.Symbols)
-		if err != nil {
-			return usageErr("--data-race-pp %v", err)
-		}
-		cfg.DataRacePCs = append(cfg.DataRacePCs, a)
-	}
-	for _, w := range f.within {
-		cfg.Filters = append(cfg.Filters, kernel.Filter{Within: true, Func: w})
-	}
-	for _, w := range f.without {
-		cfg.Filters = append(cfg.Filters, kernel.Filter{Func: w})
-	}
+	cfg.NoTrack = f.noTrack
+	cfg.Args = append([]string{path}, args[1:]...)
 	var ch schedule.Chooser = schedule.Default{}
 	if f.seed >= 0 {
 		ch = schedule.NewRandom(uint64(f.seed))

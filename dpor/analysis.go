@@ -42,7 +42,11 @@ type analysis struct {
 	flips  [][]record.TID // threads whose runnability each transition changed
 	prev   []int32        // previous transition of the same thread, or -1
 	clocks [][]int32      // per transition: per thread slot, the last transition of that thread that happens before it (-1: none)
-	conf   [][]int32      // per transition j: the i<j it conflicts with, not ordered by happens-before, ascending
+	full   [][]int32      // per transition: the same over every dependency (→S and memory conflicts)
+	deps   [][]int32      // per transition j: every i<j it conflicts with in memory, ascending
+	mem    [][]int32      // per transition j: the i<j it conflicts with in memory, not ordered by →S, ascending
+	conf   [][]int32      // per transition j: the direct races among mem (see add), ascending
+	dis    [][]int32      // per transition j: the i<j that disabled its thread while it could run (see add)
 	keys   [][]keyMask
 
 	slots []record.TID // slot → tid
@@ -50,6 +54,9 @@ type analysis struct {
 	index map[uint64][]entry
 	stamp []int32
 	gen   int32
+	// allPairs tags every pair of mem, as the thesis does, instead of
+	// the direct races only.
+	allPairs bool
 	// failing, when > 0, is a transition that failed (ended the program
 	// with a bug): it is dependent with every transition of another
 	// thread, because it disabled them all.
@@ -74,13 +81,14 @@ func (a *analysis) hb(i, j int) bool {
 	return s < len(c) && c[s] >= int32(i)
 }
 
-// dependent reports whether t_k and t_n (k < n) are ordered or conflict.
+// dependent reports whether t_k and t_n (k < n) do not commute: ordered
+// by →S (same thread, enabling), a memory conflict, or a disabling.
 func (a *analysis) dependent(k, n int) bool {
 	if a.hb(k, n) || (n == a.failing && a.thread[k] != a.thread[n]) {
 		return true
 	}
-	_, found := slices.BinarySearch(a.conf[n], int32(k))
-	return found
+	_, found := slices.BinarySearch(a.deps[n], int32(k))
+	return found || slices.Contains(a.dis[n], int32(k))
 }
 
 // add appends transition j = len so far, run from a node where before
@@ -98,25 +106,31 @@ func (a *analysis) add(tr *record.Transition, before []record.TID) {
 	a.prev = append(a.prev, p)
 	a.last[s] = int32(j)
 
-	// Vector clock: program order, plus every transition since this
-	// thread's previous one that enabled or disabled it (earlier ones are
-	// already in the previous transition's clock).
-	c := make([]int32, len(a.slots))
-	for i := range c {
-		c[i] = -1
-	}
+	// Scheduling happens-before (the thesis's →S): program order, plus
+	// every transition since this thread's previous one that enabled or
+	// disabled it (earlier ones are already in the previous transition's
+	// clock).
+	c := a.newClock()
+	full := a.newClock() // →S plus memory conflicts: every dependency
 	if p >= 0 {
 		copy(c, a.clocks[p])
+		copy(full, a.full[p])
 	}
+	var dis, flipIn []int32
 	for i := int(p) + 1; i < j; i++ {
 		if contains(a.flips[i], tr.Thread) {
-			for k, v := range a.clocks[i] {
-				c[k] = max(c[k], v)
+			join(c, a.clocks[i])
+			flipIn = append(flipIn, int32(i))
+			// A transition that disabled this thread while it could
+			// run (a lock taken) was co-enabled with it and does not
+			// happen before its previous transition: reordering them
+			// matters (Flanagan and Godefroid's race "i ↛ p").
+			if a.thread[i] != tr.Thread && contains(a.before[i], tr.Thread) {
+				dis = append(dis, int32(i))
 			}
 		}
 	}
 	c[s] = int32(j)
-	a.clocks = append(a.clocks, c)
 
 	// Memory conflicts with earlier transitions of other threads.
 	km := transitionKeys(tr)
@@ -126,7 +140,7 @@ func (a *analysis) add(tr *record.Transition, before []record.TID) {
 		a.stamp = append(a.stamp[:cap(a.stamp)], make([]int32, j+1-cap(a.stamp))...)
 	}
 	a.stamp = a.stamp[:j+1]
-	var conf []int32
+	var mem, deps []int32
 	for _, m := range km {
 		es := a.index[m.key]
 		for _, e := range es {
@@ -137,27 +151,91 @@ func (a *analysis) add(tr *record.Transition, before []record.TID) {
 			if m.w&(e.r|e.w) == 0 && m.r&e.w == 0 {
 				continue
 			}
-			if c[a.slot(a.thread[i])] >= e.idx { // i →S j
-				continue
-			}
 			a.stamp[i] = a.gen
-			conf = append(conf, e.idx)
+			deps = append(deps, e.idx)
+			if c[a.slot(a.thread[i])] < e.idx { // not i →S j
+				mem = append(mem, e.idx)
+			}
 		}
 		a.index[m.key] = append(es, entry{idx: int32(j), r: m.r, w: m.w})
 	}
-	// A transition that disabled this thread while it could run (a lock
-	// taken, the thread's wait begun) is dependent with it and was
-	// co-enabled with it, and by construction does not happen before the
-	// thread's previous transition: reordering them matters (Flanagan and
-	// Godefroid's race condition "i ↛ p").
-	for i := int(p) + 1; i < j; i++ {
-		if a.stamp[i] != a.gen && a.thread[i] != tr.Thread && contains(a.flips[i], tr.Thread) && contains(a.before[i], tr.Thread) {
-			a.stamp[i] = a.gen
-			conf = append(conf, int32(i))
+	for _, i := range deps {
+		join(full, a.full[i])
+	}
+	for _, i := range flipIn {
+		join(full, a.full[i])
+	}
+	full[s] = int32(j)
+	a.clocks = append(a.clocks, c)
+	a.full = append(a.full, full)
+	slices.Sort(mem)
+
+	// The races DPOR reverses: memory conflicts not ordered by →S (the
+	// thesis's pairs) that are also direct, i.e. not ordered through
+	// another dependency of this transition (its thread's previous
+	// transition, another conflict, an enabling). Reversing a pair that
+	// another dependency already orders is the job of that dependency's
+	// own race (Flanagan and Godefroid's "last dependent transition";
+	// source-set DPOR's "e ⋖ e′"). The thesis tags every pair; the result
+	// is the same state space with fewer redundant branches.
+	race := mem
+	if !a.allPairs {
+		race = nil
+		for _, i := range mem {
+			if !a.coveredElsewhere(i, int32(p), deps, flipIn) {
+				race = append(race, i)
+			}
 		}
 	}
-	slices.Sort(conf)
-	a.conf = append(a.conf, conf)
+	slices.Sort(deps)
+	a.deps = append(a.deps, deps)
+	a.mem = append(a.mem, mem)
+	a.conf = append(a.conf, race)
+	a.dis = append(a.dis, dis)
+}
+
+// coveredElsewhere reports whether transition i happens before one of the
+// other direct dependencies of the transition being added.
+func (a *analysis) coveredElsewhere(i, prev int32, deps, flipIn []int32) bool {
+	s := a.slot(a.thread[i])
+	covers := func(k int32) bool {
+		if k < 0 || k == i {
+			return false
+		}
+		f := a.full[k]
+		return s < len(f) && f[s] >= i
+	}
+	if covers(prev) {
+		return true
+	}
+	for _, k := range deps {
+		if covers(k) {
+			return true
+		}
+	}
+	for _, k := range flipIn {
+		if covers(k) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analysis) newClock() []int32 {
+	c := make([]int32, len(a.slots))
+	for i := range c {
+		c[i] = -1
+	}
+	return c
+}
+
+// join sets c to the pointwise maximum of c and d.
+func join(c, d []int32) {
+	for k, v := range d {
+		if k < len(c) {
+			c[k] = max(c[k], v)
+		}
+	}
 }
 
 // after records the runnable threads after the last transition.
@@ -194,20 +272,33 @@ func (a *analysis) truncate(d int) {
 	a.flips = a.flips[:d]
 	a.prev = a.prev[:d]
 	a.clocks = a.clocks[:d]
+	a.full = a.full[:d]
+	a.deps = a.deps[:d]
+	a.mem = a.mem[:d]
 	a.conf = a.conf[:d]
+	a.dis = a.dis[:d]
 	a.keys = a.keys[:d]
 }
 
-// pairsFrom lists the conflicting pairs (i, j) with j >= d.
-func (a *analysis) pairsFrom(d int) [][2]int {
+// pairsFrom lists the memory conflicts not ordered by →S, (i, j) with
+// j >= d: the thesis's pairs, which data-race analysis checks.
+func (a *analysis) pairsFrom(d int) [][2]int { return listPairs(a.mem, d) }
+
+// racesFrom lists the races DPOR reverses, (i, j) with j >= d.
+func (a *analysis) racesFrom(d int) [][2]int { return listPairs(a.conf, d) }
+
+func listPairs(l [][]int32, d int) [][2]int {
 	var out [][2]int
-	for j := d; j < len(a.conf); j++ {
-		for _, i := range a.conf[j] {
+	for j := d; j < len(l); j++ {
+		for _, i := range l[j] {
 			out = append(out, [2]int{int(i), j})
 		}
 	}
 	return out
 }
+
+// disabledFrom lists the disabling pairs (i, j) with j >= d.
+func (a *analysis) disabledFrom(d int) [][2]int { return listPairs(a.dis, d) }
 
 // transitionKeys lists what a transition touched, sorted by key.
 func transitionKeys(tr *record.Transition) []keyMask {

@@ -48,7 +48,7 @@ func TestXPlusPlusCounts(t *testing.T) {
 	if full.res.Interleavings != 20 || !full.res.Complete {
 		t.Errorf("no reduction: %d interleavings (complete %v), want 20", full.res.Interleavings, full.res.Complete)
 	}
-	plain := explore(t, xplusplus(), Options{NoSleepSets: true})
+	plain := explore(t, xplusplus(), Options{NoSleepSets: true, AllPairs: true})
 	if plain.res.Interleavings != 6 || !plain.res.Complete {
 		t.Errorf("DPOR: %d interleavings, want 6: %v", plain.res.Interleavings, plain.schedules)
 	}
@@ -61,12 +61,19 @@ func TestXPlusPlusCounts(t *testing.T) {
 			}
 		}
 	}
-	sleep := explore(t, xplusplus(), Options{})
+	sleep := explore(t, xplusplus(), Options{AllPairs: true})
 	if sleep.res.Interleavings != 4 {
 		t.Errorf("DPOR with sleep sets: %d interleavings %v, want 4 (A, B, C, K)", sleep.res.Interleavings, sleep.schedules)
 	}
+	// The default reverses only direct races: no more than the thesis's
+	// DPOR, no fewer than the 4 Mazurkiewicz traces.
+	direct := explore(t, xplusplus(), Options{NoSleepSets: true})
+	directSleep := explore(t, xplusplus(), Options{})
+	if n := direct.res.Interleavings; n > 6 || n < 4 || directSleep.res.Interleavings != 4 {
+		t.Errorf("direct races: %d interleavings, %d with sleep sets; want 4..6 and 4", n, directSleep.res.Interleavings)
+	}
 	// x ends as 1 or 2; every variant reaches both.
-	for name, r := range map[string]run{"full": full, "dpor": plain, "sleep": sleep} {
+	for name, r := range map[string]run{"full": full, "dpor": plain, "sleep": sleep, "direct": direct, "direct+sleep": directSleep} {
 		if len(r.outcomes) != 2 {
 			t.Errorf("%s: outcomes %v, want x==1 and x==2", name, r.outcomes)
 		}
@@ -82,7 +89,7 @@ func TestXPlusPlusEstimates(t *testing.T) {
 	wantSize := []float64{4, 16.0 / 3, 6, 16.0 / 3, 40.0 / 7, 6}
 	wantTime := []float64{20, 24, 24, 22, 24, 24}
 	i := 0
-	explore(t, m, Options{NoSleepSets: true, Now: func() time.Duration { return time.Duration(clock) },
+	explore(t, m, Options{NoSleepSets: true, AllPairs: true, Now: func() time.Duration { return time.Duration(clock) },
 		OnBranch: func(b *Branch) bool {
 			if i < len(wantSize) {
 				if math.Abs(b.Estimate.Size-wantSize[i]) > 1e-9 || b.Estimate.Total.Seconds() != wantTime[i] {

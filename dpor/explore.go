@@ -43,6 +43,10 @@ type Options struct {
 	Mode Mode
 	// NoSleepSets turns the sleep-set refinement off.
 	NoSleepSets bool
+	// AllPairs reverses every conflicting pair not ordered by the
+	// scheduling happens-before, as the thesis does, instead of only the
+	// direct races (the default; see analysis.add).
+	AllPairs bool
 	// ICB explores by iterative context bounding: all interleavings with at
 	// most 0 preemptions, then at most 1, …, up to MaxBound (or until a
 	// round drops no tag). MaxBound 0 with ICB means bound 0 only; use
@@ -141,6 +145,7 @@ type Explorer struct {
 // a PP: the program's start).
 func New(m record.Machine, opt Options) *Explorer {
 	x := &Explorer{m: m, opt: opt}
+	x.an.allPairs = opt.AllPairs
 	if x.opt.Now == nil {
 		x.start = time.Now()
 		x.opt.Now = func() time.Duration { return time.Since(x.start) }
@@ -351,7 +356,10 @@ func (x *Explorer) runBranch(pending record.TID) (*Branch, error) {
 	br.Divergence = x.lastDiv
 	br.NewPairs = x.an.pairsFrom(x.lastDiv)
 	if x.opt.Mode == DPOR {
-		for _, p := range br.NewPairs {
+		for _, p := range x.an.racesFrom(x.lastDiv) {
+			x.tagPair(p[0], p[1])
+		}
+		for _, p := range x.an.disabledFrom(x.lastDiv) {
 			x.tagPair(p[0], p[1])
 		}
 		if br.Bug != nil && len(x.nodes) == len(x.trs) {
@@ -462,7 +470,7 @@ func (x *Explorer) probe() error {
 			j := len(x.trs)
 			x.trs = append(x.trs, tr)
 			x.an.add(tr, last.runnable)
-			for _, i := range x.an.conf[j] {
+			for _, i := range append(x.an.conf[j], x.an.dis[j]...) {
 				if int(i) < n {
 					x.tagPair(int(i), j)
 				}
@@ -607,3 +615,7 @@ func copyBranch(b *Branch) *Branch {
 	c.NewPairs = append([][2]int(nil), b.NewPairs...)
 	return &c
 }
+
+// SnapshotAt is the machine's state at the PP before transition i of the
+// current branch (valid during OnBranch, for re-running a transition).
+func (x *Explorer) SnapshotAt(i int) record.Snapshot { return x.nodes[i].snap }

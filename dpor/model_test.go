@@ -24,7 +24,7 @@ const (
 	opLoad   opKind = iota // reg = var
 	opInc                  // reg++ (thread-local)
 	opStore                // var = reg
-	opLock                 // acquire mutex (blocks while held)
+	opLock                 // acquire mutex; while held, a failed attempt that waits for an unlock
 	opUnlock               // release mutex
 	opAssert               // fail if var != arg
 	opAdd                  // var += arg (one read-modify-write access)
@@ -41,6 +41,7 @@ type modelState struct {
 	reg    []int64
 	vars   [4]int64
 	held   [2]record.TID // mutex owner, 0 if free
+	waits  []int         // per thread: 1+mutex it waits for after a failed attempt, 0 if none
 	cur    record.TID
 	ended  bool
 	bug    *record.Bug
@@ -51,6 +52,7 @@ func newModel(prog ...[]op) *model {
 	m := &model{prog: prog}
 	m.st.pc = make([]int, len(prog))
 	m.st.reg = make([]int64, len(prog))
+	m.st.waits = make([]int, len(prog))
 	return m
 }
 
@@ -58,6 +60,7 @@ func (m *model) clone(s modelState) modelState {
 	c := s
 	c.pc = append([]int(nil), s.pc...)
 	c.reg = append([]int64(nil), s.reg...)
+	c.waits = append([]int(nil), s.waits...)
 	return c
 }
 
@@ -65,8 +68,7 @@ func (m *model) canRun(i int) bool {
 	if m.st.pc[i] >= len(m.prog[i]) {
 		return false
 	}
-	o := m.prog[i][m.st.pc[i]]
-	return o.kind != opLock || m.st.held[o.v] == 0
+	return m.st.waits[i] == 0
 }
 
 func (m *model) Runnable() []record.TID {
@@ -109,6 +111,12 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 	m.st.nsteps++
 	o := m.prog[i][m.st.pc[i]]
 	m.st.pc[i]++
+	if o.kind == opLock && m.st.held[o.v] != 0 {
+		// Like the reference mutex: the exchange fails (it still writes
+		// the lock word) and the thread waits until an unlock.
+		m.st.pc[i]--
+		m.st.waits[i] = 1 + o.v
+	}
 	tr := &record.Transition{Thread: c.Thread, PP: record.PP{Kind: record.PPDataRace}}
 	addr := uint64(varBase + 8*o.v)
 	switch o.kind {
@@ -130,11 +138,18 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 			m.st.bug = &record.Bug{Kind: record.BugAssert, Message: fmt.Sprintf("thread %d op %d: v%d == %d failed", c.Thread, m.st.pc[i]-1, o.v, o.arg), Thread: c.Thread}
 		}
 	case opLock:
-		m.st.held[o.v] = c.Thread
-		tr.Accesses = append(tr.Accesses, record.Access{Addr: 0x2000 + 8*uint64(o.v), Size: 8, Write: true})
+		if m.st.waits[i] == 0 {
+			m.st.held[o.v] = c.Thread
+		}
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: 0x2000 + 8*uint64(o.v), Size: 8, Write: true, Atomic: true})
 	case opUnlock:
 		m.st.held[o.v] = 0
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: 0x2000 + 8*uint64(o.v), Size: 8, Write: true})
+		for k := range m.st.waits {
+			if m.st.waits[k] == 1+o.v {
+				m.st.waits[k] = 0
+			}
+		}
 	}
 	if !m.st.ended {
 		done := true

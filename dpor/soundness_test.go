@@ -85,6 +85,8 @@ func TestSoundnessRandomModels(t *testing.T) {
 			opt  Options
 		}{
 			{"dpor", Options{NoSleepSets: true}},
+			{"thesis-dpor", Options{NoSleepSets: true, AllPairs: true}},
+			{"thesis-dpor+sleep", Options{AllPairs: true}},
 			{"dpor+sleep", Options{}},
 			{"icb", Options{ICB: true, MaxBound: UnlimitedBound, NoSleepSets: true}},
 			{"icb+sleep", Options{ICB: true, MaxBound: UnlimitedBound}},

@@ -226,7 +226,9 @@ func (k *Kernel) checkMagic() string {
 // noteLoops applies the yield-loop and xchg-loop heuristics after a
 // transition of the current thread ended at a PP of the given kind (thesis
 // §3.4.6, check_user_yield_activity):
-//   - a yield inside mutex_lock blocks the thread on that mutex at once;
+//   - a yield inside mutex_lock blocks the thread on that mutex at once,
+//     until a return from mutex_unlock of it (the thesis's blocked_on_addr
+//     fast path; a failed atomic exchange on the lock word is no release);
 //   - TooManyYields yields, or TooManyXchgsWithPPs atomic accesses, without
 //     other thread-library activity block it on the memory it read in this
 //     transition.
@@ -246,7 +248,8 @@ func (k *Kernel) noteLoops(kind record.PPKind, tr *record.Transition) {
 		}
 		switch m, inLock := t.inFunc("mutex_lock"); {
 		case kind == record.PPYield && inLock:
-			k.block(t, []waitRange{{m, m + mutexWaitBytes}})
+			k.block(t, nil)
+			t.waitMutex = m
 		case (kind == record.PPYield && t.yields >= TooManyYields) || t.atomics >= TooManyXchgsWithPPs:
 			var w []waitRange
 			for _, a := range tr.Accesses {
@@ -288,7 +291,18 @@ func (k *Kernel) unblock(t *thread) {
 	if t.hblocked {
 		k.st.hblocked--
 	}
-	t.hblocked, t.wait = false, nil
+	t.hblocked, t.wait, t.waitMutex = false, nil, 0
+}
+
+// wakeMutexWaiters unblocks the threads that yielded inside mutex_lock(m):
+// it has just been released.
+func (k *Kernel) wakeMutexWaiters(m uint64) {
+	for i := range k.st.threads {
+		if t := &k.st.threads[i]; t.hblocked && t.waitMutex == m {
+			t.yields, t.atomics = 0, 0
+			k.unblock(t)
+		}
+	}
 }
 
 // wakeWaiters unblocks every other heuristically blocked thread waiting on

@@ -32,7 +32,6 @@ const (
 	TooDeepFirstBranch    = 4000 // PPs in one execution
 	TooManyYields         = 10   // yields without interesting activity: yield-blocked
 	TooManyXchgsWithPPs   = 20   // atomics across PPs without other activity: xchg-blocked
-	mutexWaitBytes        = 8    // a mutex_t: the range a yield in mutex_lock waits on
 	DeadlockFPMaxAttempts = 128  // PPs with every thread yield-blocked: a deadlock
 )
 
@@ -180,6 +179,10 @@ type Kernel struct {
 	seen      map[record.Access]struct{}
 	seenFor   *record.Transition
 	violation *heapViolation
+	// capturePC, when set, makes Access record the stack at the first
+	// access by that instruction (AccessStack).
+	capturePC uint64
+	captured  []uint64
 }
 
 // New loads the ELF image and prepares its main thread. Errors are about
@@ -716,6 +719,10 @@ func (k *Kernel) syncEvent(e record.SyncEvent) {
 		if t := k.cur(); t != nil && e.Func != "mutex_lock" && e.Func != "mutex_unlock" {
 			t.yields, t.atomics = 0, 0
 		}
+	case record.SyncReturn:
+		if e.Func == "mutex_unlock" && k.st.hblocked > 0 {
+			k.wakeMutexWaiters(e.Arg)
+		}
 	}
 	if k.tr != nil {
 		if e.PC == 0 {
@@ -727,6 +734,9 @@ func (k *Kernel) syncEvent(e record.SyncEvent) {
 
 // Access implements cpu.Tracker: it records shared accesses.
 func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) {
+	if pc == k.capturePC && k.captured == nil {
+		k.captured = k.stackAt(pc)
+	}
 	t := &k.st.threads[k.st.cur]
 	if addr >= t.stackLo && addr < t.stackHi {
 		return

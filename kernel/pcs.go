@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"slices"
 
 	"landslide/emu/cpu"
 	"landslide/emu/elfsym"
@@ -24,16 +25,62 @@ func MemoryPCs(image []byte, funcs []string) ([]uint64, error) {
 		if !ok {
 			return nil, fmt.Errorf("function %q: no such symbol in the program", name)
 		}
-		code := make([]byte, size)
-		if err := m.ReadBytes(start, code); err != nil {
+		pcs, err := memoryInsts(m, start, size, false)
+		if err != nil {
 			return nil, fmt.Errorf("function %q: %v", name, err)
 		}
-		for off := uint64(0); off+4 <= size; off += 4 {
-			in := cpu.Decode(uint32(code[off]) | uint32(code[off+1])<<8 | uint32(code[off+2])<<16 | uint32(code[off+3])<<24)
-			if in.Op.IsMemory() {
-				out = append(out, start+off)
-			}
+		out = append(out, pcs...)
+	}
+	return out, nil
+}
+
+// TooDeepPreemptEverywhere is the PP cap of one execution when every
+// shared access is a PP (thesis: 2^20 instead of TOO_DEEP_0TH_BRANCH).
+const TooDeepPreemptEverywhere = 1 << 20
+
+// MutexFuncs are the trusted mutex implementation: preempt-everywhere
+// leaves their accesses alone (thesis §3.4.1).
+var MutexFuncs = []string{"mutex_init", "mutex_destroy", "mutex_lock", "mutex_unlock"}
+
+// SharedAccessPCs lists the PPs of preempt-everywhere mode (the thesis's
+// -0): every load, store and atomic of every function except the mutex
+// implementation, leaving out accesses relative to sp or fp (the thread's
+// own stack frame).
+func SharedAccessPCs(image []byte) ([]uint64, error) {
+	m := mem.New()
+	img, err := elfsym.Load(image, m)
+	if err != nil {
+		return nil, err
+	}
+	var out []uint64
+	for _, f := range img.Symbols.Functions() {
+		if slices.Contains(MutexFuncs, f.Name) {
+			continue
 		}
+		pcs, err := memoryInsts(m, f.Start, f.Size, true)
+		if err != nil {
+			continue // a symbol over unmapped bytes: nothing to preempt
+		}
+		out = append(out, pcs...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// memoryInsts lists the memory instructions in [start, start+size),
+// without sp/fp-relative ones if shared is set.
+func memoryInsts(m *mem.Memory, start, size uint64, shared bool) ([]uint64, error) {
+	code := make([]byte, size)
+	if err := m.ReadBytes(start, code); err != nil {
+		return nil, err
+	}
+	var out []uint64
+	for off := uint64(0); off+4 <= size; off += 4 {
+		in := cpu.Decode(uint32(code[off]) | uint32(code[off+1])<<8 | uint32(code[off+2])<<16 | uint32(code[off+3])<<24)
+		if !in.Op.IsMemory() || (shared && (in.Rs1 == 2 || in.Rs1 == 8)) {
+			continue
+		}
+		out = append(out, start+off)
 	}
 	return out, nil
 }

@@ -53,6 +53,9 @@ type thread struct {
 	// avoidance). The slice is replaced, never written in place.
 	hblocked bool
 	wait     []waitRange
+	// waitMutex: blocked by a yield inside mutex_lock(waitMutex), until
+	// some thread returns from mutex_unlock of it.
+	waitMutex uint64
 }
 
 // waitRange is memory a heuristically blocked thread waits on.

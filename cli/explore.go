@@ -1,0 +1,343 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"landslide/dpor"
+	"landslide/job"
+	"landslide/race"
+	"landslide/report"
+)
+
+type exploreFlags struct {
+	ppFlags
+	hb             string
+	bound          int
+	noSleep        bool
+	full           bool
+	budget         time.Duration
+	maxInterleave  int
+	traceDir       string
+	json           bool
+	interval       time.Duration
+	testingMutexes bool
+	quiet          bool
+}
+
+// DefaultBudget is explore's time budget when --budget is not given.
+const DefaultBudget = time.Hour
+
+func newExploreCmd() *cobra.Command {
+	var f exploreFlags
+	cmd := &cobra.Command{
+		Use:   "explore PROGRAM.elf",
+		Short: "Explore one state space (one PP set) systematically with DPOR",
+		Long: `Explore runs the program under every interleaving of its preemption points
+that dynamic partial-order reduction cannot prove equivalent to one already
+tested (thesis §3.4), stopping at the first bug.
+
+The PP set is --pp (default mutex_lock,mutex_unlock; data-race PPs as 0xADDR
+or symbol+offset may be listed too), --data-race-pp, --data-race-func,
+narrowed by --within/--without; yields, blocking, thread creation and exit
+are always PPs. Data-race candidates are reported under --hb limited (the
+thesis's Limited Happens-Before, default) or --hb pure (vector clocks).
+
+Progress (interleavings, estimated % explored, ETA) goes to stderr every
+--interval. At the end:
+  exit 1  a bug: its preemption trace is printed and written to --trace-dir
+          as .txt, .html (one column per thread) and .json
+  exit 0  the state space completed with no bug: verified for this PP set
+  exit 3  the budget ran out: coverage and the race candidates seen
+  exit 2  usage or input error`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runExplore(cmd, args[0], &f) },
+	}
+	fl := cmd.Flags()
+	f.ppFlags.register(fl)
+	fl.StringVar(&f.hb, "hb", "limited", "data-race analysis: limited (Limited Happens-Before) or pure (vector clocks)")
+	fl.IntVar(&f.bound, "preemption-bound", -1, "iterative context bounding: explore with at most 0, 1, ... N preemptions (-1: no bounding)")
+	fl.BoolVar(&f.noSleep, "no-sleep-sets", false, "turn off the sleep-set refinement of DPOR")
+	fl.BoolVar(&f.full, "full", false, "no reduction: every runnable thread at every PP (brute force)")
+	fl.DurationVar(&f.budget, "budget", DefaultBudget, "time budget (e.g. 30s, 10m, 2h)")
+	fl.IntVar(&f.maxInterleave, "max-interleavings", 0, "stop after this many interleavings (0: no limit)")
+	fl.StringVar(&f.traceDir, "trace-dir", ".", "directory for bug reports")
+	fl.BoolVar(&f.json, "json", false, "print one JSON document on stdout instead of text")
+	fl.DurationVar(&f.interval, "interval", 10*time.Second, "progress report interval")
+	fl.BoolVar(&f.testingMutexes, "testing-mutexes", false, "treat accesses inside the mutex implementation as unprotected (default: on for mutex_test programs)")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress reports")
+	return cmd
+}
+
+func runExplore(cmd *cobra.Command, path string, f *exploreFlags) error {
+	mode, err := race.ParseMode(f.hb)
+	if err != nil {
+		return usageErr("--hb: %v", err)
+	}
+	if f.full && f.bound >= 0 {
+		return usageErr("--full explores every interleaving: it cannot be combined with --preemption-bound")
+	}
+	if f.full && f.noSleep {
+		return usageErr("--full does no reduction: --no-sleep-sets has no meaning with it")
+	}
+	if f.bound < -1 {
+		return usageErr("--preemption-bound must be -1 (off) or at least 0")
+	}
+	if f.budget <= 0 || f.maxInterleave < 0 || f.interval <= 0 {
+		return usageErr("--budget and --interval must be positive, --max-interleavings at least 0")
+	}
+	data, err := loadELF(path)
+	if err != nil {
+		return err
+	}
+	kcfg, err := f.ppFlags.config(data, cmd.Flags().Changed("pp"))
+	if err != nil {
+		return err
+	}
+	kcfg.Args = []string{path}
+	testing := f.testingMutexes
+	if !cmd.Flags().Changed("testing-mutexes") && strings.HasPrefix(filepath.Base(path), "mutex_test") {
+		testing = true
+	}
+	opt := dpor.Options{NoSleepSets: f.noSleep, MaxInterleavings: f.maxInterleave}
+	if f.full {
+		opt.Mode = dpor.Full
+	}
+	if f.bound >= 0 {
+		opt.ICB, opt.MaxBound = true, f.bound
+	}
+	stderr := cmd.ErrOrStderr()
+	cfg := job.Config{
+		Program: path, Image: data, Kernel: kcfg, PreemptEverywhere: f.everywhere,
+		DPOR: opt, HB: mode, TestingMutexes: testing, Budget: f.budget, ProgressEvery: f.interval,
+	}
+	if !f.quiet {
+		cfg.Progress = func(p job.Progress) {
+			if !p.Final {
+				fmt.Fprintf(stderr, "explore: %s\n", progressLine(p))
+			}
+		}
+	}
+	res, err := job.Run(cfg)
+	if err != nil {
+		return usageErr("%s: %v", path, err)
+	}
+	code := ExitOK
+	switch {
+	case res.Bug != nil:
+		code = ExitBug
+	case !res.Verified:
+		code = ExitBudget
+	}
+	var files []string
+	if res.Trace != nil {
+		if files, err = writeTraces(f.traceDir, path, res.Trace); err != nil {
+			return usageErr("writing the bug report: %v", err)
+		}
+	}
+	if f.json {
+		if err := writeExploreJSON(cmd.OutOrStdout(), path, code, res, files); err != nil {
+			return err
+		}
+		return &exitError{code: code}
+	}
+	out := cmd.OutOrStdout()
+	switch {
+	case res.Trace != nil:
+		if err := res.Trace.WriteText(out); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "Bug reports: %s\n", strings.Join(files, ", "))
+	case res.Verified:
+		fmt.Fprintf(out, "Verified: all %d interleavings of this state space completed with no bug (PP set: %s), in %s.\n",
+			res.Interleavings, strings.Join(res.PPSet, ", "), res.Elapsed.Round(time.Millisecond))
+		if res.Executed != res.Interleavings {
+			fmt.Fprintf(out, "(%d interleavings run in all, over %d preemption-bound rounds)\n", res.Executed, res.Bound+1)
+		}
+	default:
+		fmt.Fprintf(out, "Not verified: %s after %d interleavings; %s.\n", stopReason(res), res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
+		if res.Bounded {
+			fmt.Fprintf(out, "Every interleaving with at most %d preemptions was tested without finding a bug.\n", res.Bound)
+		}
+	}
+	writeRaces(out, res)
+	return &exitError{code: code}
+}
+
+func stopReason(res *job.Result) string {
+	switch res.Stopped {
+	case "budget":
+		return "the time budget ran out"
+	case "interleaving limit":
+		return "the interleaving limit was reached"
+	}
+	return res.Stopped
+}
+
+func coverage(p, size float64) string {
+	if p <= 0 || math.IsNaN(size) || math.IsInf(size, 0) {
+		return "coverage unknown"
+	}
+	return fmt.Sprintf("estimated %.1f%% explored of about %.0f interleavings", 100*p, size)
+}
+
+func progressLine(p job.Progress) string {
+	e := p.Estimate
+	return fmt.Sprintf("%d interleavings, %s, ETA %s (elapsed %s), %d race candidates",
+		p.Interleavings, coverage(e.Proportion, e.Size), e.ETA().Round(time.Second), e.Elapsed.Round(time.Second), p.Races)
+}
+
+// writeRaces lists the data-race candidates.
+func writeRaces(w io.Writer, res *job.Result) {
+	if len(res.Races) == 0 {
+		fmt.Fprintln(w, "Data-race candidates: none.")
+		return
+	}
+	fmt.Fprintf(w, "Data-race candidates (%d):\n", len(res.Races))
+	for _, r := range res.Races {
+		fmt.Fprintf(w, "  %s\n", raceLine(r))
+		for i, st := range [][]report.Frame{r.StackA, r.StackB} {
+			side := []string{"A", "B"}[i]
+			for k, fr := range st {
+				if k == 0 {
+					fmt.Fprintf(w, "      %s: %s\n", side, fr.Text)
+				} else {
+					fmt.Fprintf(w, "         %s\n", fr.Text)
+				}
+			}
+		}
+	}
+}
+
+func raceLine(r *job.RaceReport) string {
+	var tags []string
+	if r.BothOrder {
+		tags = append(tags, "both-order")
+	} else {
+		tags = append(tags, "single-order")
+	}
+	if r.FirstInterleaving {
+		tags = append(tags, "first interleaving")
+	} else {
+		tags = append(tags, "nondeterministic")
+	}
+	if r.Realloc {
+		tags = append(tags, "free-re-malloc (likely false positive)")
+	}
+	acc := func(s race.Side) string {
+		k := "read"
+		if s.Write {
+			k = "write"
+		}
+		if s.Atomic {
+			k = "atomic " + k
+		}
+		return fmt.Sprintf("thread %d %s at 0x%x", s.Thread, k, s.PC)
+	}
+	return fmt.Sprintf("0x%x: %s vs %s [%s]", r.A.Addr, acc(r.A), acc(r.B), strings.Join(tags, ", "))
+}
+
+// writeTraces writes the bug report as text, HTML and JSON.
+func writeTraces(dir, program string, t *report.Trace) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	base := filepath.Join(dir, "landslide-bug-"+strings.TrimSuffix(filepath.Base(program), filepath.Ext(program)))
+	var files []string
+	for _, r := range []struct {
+		ext   string
+		write func(io.Writer) error
+	}{{".txt", t.WriteText}, {".html", t.WriteHTML}, {".json", t.WriteJSON}} {
+		name := base + r.ext
+		fh, err := os.Create(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.write(fh); err != nil {
+			fh.Close()
+			return nil, err
+		}
+		if err := fh.Close(); err != nil {
+			return nil, err
+		}
+		files = append(files, name)
+	}
+	return files, nil
+}
+
+type exploreJSON struct {
+	Program       string        `json:"program"`
+	Result        string        `json:"result"`
+	ExitCode      int           `json:"exit_code"`
+	Interleavings int           `json:"interleavings"`
+	Executed      int           `json:"executed"`
+	Transitions   int           `json:"transitions"`
+	Complete      bool          `json:"complete"`
+	Verified      bool          `json:"verified"`
+	Bounded       bool          `json:"bounded,omitempty"`
+	Bound         int           `json:"preemption_bound,omitempty"`
+	Stopped       string        `json:"stopped,omitempty"`
+	Proportion    float64       `json:"estimated_proportion"`
+	EstimatedSize float64       `json:"estimated_size"`
+	ElapsedSec    float64       `json:"elapsed_seconds"`
+	PPSet         []string      `json:"pp_set"`
+	Races         []raceJSON    `json:"races"`
+	Bug           *report.Trace `json:"bug,omitempty"`
+	Files         []string      `json:"files,omitempty"`
+}
+
+type raceJSON struct {
+	Addr              uint64         `json:"addr"`
+	A                 sideJSON       `json:"a"`
+	B                 sideJSON       `json:"b"`
+	BothOrder         bool           `json:"both_order"`
+	FirstInterleaving bool           `json:"first_interleaving"`
+	Realloc           bool           `json:"free_re_malloc"`
+	Count             int            `json:"count"`
+	StackA            []report.Frame `json:"stack_a"`
+	StackB            []report.Frame `json:"stack_b"`
+}
+
+type sideJSON struct {
+	PC     uint64 `json:"pc"`
+	Thread int32  `json:"thread"`
+	Write  bool   `json:"write"`
+	Atomic bool   `json:"atomic"`
+}
+
+func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files []string) error {
+	finite := func(v float64) float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0
+		}
+		return v
+	}
+	doc := exploreJSON{
+		Program: path, Result: resultName(code), ExitCode: code, Interleavings: res.Interleavings,
+		Executed: res.Executed, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
+		Bounded: res.Bounded, Bound: res.Bound, Stopped: res.Stopped, Proportion: finite(res.Estimate.Proportion),
+		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
+		Races: []raceJSON{}, Bug: res.Trace, Files: files,
+	}
+	if code == ExitOK {
+		doc.Result = "verified"
+	}
+	for _, r := range res.Races {
+		side := func(s race.Side) sideJSON {
+			return sideJSON{PC: s.PC, Thread: int32(s.Thread), Write: s.Write, Atomic: s.Atomic}
+		}
+		doc.Races = append(doc.Races, raceJSON{Addr: r.A.Addr, A: side(r.A), B: side(r.B), BothOrder: r.BothOrder,
+			FirstInterleaving: r.FirstInterleaving, Realloc: r.Realloc, Count: r.Count, StackA: r.StackA, StackB: r.StackB})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"landslide/emu/elfsym"
+	"landslide/kernel"
+)
+
+// ppFlags are the PP-set and machine flags shared by run and explore.
+type ppFlags struct {
+	pps        string
+	races      []string
+	raceFuncs  []string
+	within     []string
+	without    []string
+	everywhere bool
+	maxInstr   uint64
+	maxPPs     int
+	maxThread  int
+}
+
+func (f *ppFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&f.pps, "pp", strings.Join(kernel.DefaultSyncPPs, ","), "preemption points: function names (PP at entry) and data-race PPs as 0xADDR or symbol+offset, comma-separated; empty for none")
+	fl.StringSliceVar(&f.races, "data-race-pp", nil, "instruction addresses (0x...) or symbol+offset to preempt before (repeatable)")
+	fl.StringSliceVar(&f.raceFuncs, "data-race-func", nil, "make every memory instruction of this function a data-race PP (repeatable)")
+	fl.StringSliceVar(&f.within, "within", nil, "only preempt with this function on the stack (repeatable)")
+	fl.StringSliceVar(&f.without, "without", nil, "never preempt with this function on the stack (repeatable)")
+	fl.BoolVar(&f.everywhere, "preempt-everywhere", false, "preempt before every shared access outside the mutex implementation (the thesis's -0)")
+	fl.Uint64Var(&f.maxInstr, "max-instructions", 0, "instruction budget of one execution (default 2e9)")
+	fl.IntVar(&f.maxPPs, "max-pps", 0, "preemption points in one execution before reporting an infinite loop (default 4000)")
+	fl.IntVar(&f.maxThread, "max-threads", 0, "thread limit (default 64)")
+}
+
+// config turns the flags into a kernel configuration for the program
+// (whose symbols resolve names). ppChanged says whether --pp was given.
+func (f *ppFlags) config(data []byte, ppChanged bool) (kernel.Config, error) {
+	img, err := elfsym.Parse(data)
+	if err != nil {
+		return kernel.Config{}, usageErr("%v", err)
+	}
+	cfg := kernel.Config{MaxInstructions: f.maxInstr, MaxPPs: f.maxPPs, MaxThreads: f.maxThread}
+	if ppChanged {
+		cfg.SyncPPs = []string{}
+		for _, p := range splitList(f.pps) {
+			if isAddrSpec(p) {
+				a, err := parseAddr(p, img.Symbols)
+				if err != nil {
+					return cfg, usageErr("--pp %v", err)
+				}
+				cfg.DataRacePCs = append(cfg.DataRacePCs, a)
+				continue
+			}
+			if _, _, ok := img.Symbols.Lookup(p); !ok {
+				return cfg, usageErr("--pp %q: no such function in the program", p)
+			}
+			cfg.SyncPPs = append(cfg.SyncPPs, p)
+		}
+	}
+	for _, r := range f.races {
+		a, err := parseAddr(r, img.Symbols)
+		if err != nil {
+			return cfg, usageErr("--data-race-pp %v", err)
+		}
+		cfg.DataRacePCs = append(cfg.DataRacePCs, a)
+	}
+	if len(f.raceFuncs) > 0 {
+		pcs, err := kernel.MemoryPCs(data, f.raceFuncs)
+		if err != nil {
+			return cfg, usageErr("--data-race-func: %v", err)
+		}
+		cfg.DataRacePCs = append(cfg.DataRacePCs, pcs...)
+	}
+	for _, pc := range cfg.DataRacePCs {
+		if !img.Symbols.IsInstruction(pc) {
+			return cfg, usageErr("data-race PP 0x%x is not an instruction of the program", pc)
+		}
+	}
+	if f.everywhere && len(cfg.DataRacePCs) > 0 {
+		return cfg, usageErr("--preempt-everywhere already preempts at every shared access: drop the data-race PPs")
+	}
+	for _, w := range f.within {
+		cfg.Filters = append(cfg.Filters, kernel.Filter{Within: true, Func: w})
+	}
+	for _, w := range f.without {
+		cfg.Filters = append(cfg.Filters, kernel.Filter{Func: w})
+	}
+	for _, flt := range cfg.Filters {
+		if _, _, ok := img.Symbols.Lookup(flt.Func); !ok {
+			return cfg, usageErr("--within/--without %q: no such function in the program", flt.Func)
+		}
+	}
+	if f.everywhere {
+		pcs, err := kernel.SharedAccessPCs(data)
+		if err != nil {
+			return cfg, usageErr("%v", err)
+		}
+		cfg.DataRacePCs = pcs
+		if cfg.MaxPPs == 0 {
+			cfg.MaxPPs = kernel.TooDeepPreemptEverywhere
+		}
+	}
+	return cfg, nil
+}
+
+// isAddrSpec tells a data-race PP (0x…, a number, symbol+offset) from a
+// function name in --pp.
+func isAddrSpec(s string) bool {
+	if strings.Contains(s, "+") {
+		return true
+	}
+	_, err := strconv.ParseUint(s, 0, 64)
+	return err == nil
+}

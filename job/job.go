@@ -1,0 +1,293 @@
+// Package job explores one state space: a program under one PP set,
+// explored with DPOR on its own machine, with data-race analysis of every
+// interleaving, the estimates, and a readable trace of the bug if one is
+// found (thesis §3.4; the brief's "job"). `landslide explore` runs one job;
+// Quicksand (a later layer) runs many.
+package job
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"landslide/dpor"
+	"landslide/emu/elfsym"
+	"landslide/estimator"
+	"landslide/kernel"
+	"landslide/race"
+	"landslide/record"
+	"landslide/report"
+	"landslide/schedule"
+)
+
+// Config describes a job.
+type Config struct {
+	// Program is the ELF's path (for reports); Image its contents.
+	Program string
+	Image   []byte
+	// Kernel is the machine's configuration: the PP set (SyncPPs,
+	// DataRacePCs, Filters) and limits.
+	Kernel kernel.Config
+	// PreemptEverywhere makes every shared access a PP (the thesis's -0):
+	// Kernel.DataRacePCs is replaced by SharedAccessPCs.
+	PreemptEverywhere bool
+	// DPOR options; OnBranch and ShouldStop are the job's own.
+	DPOR dpor.Options
+	// HB selects the data-race analysis (default Limited).
+	HB             race.Mode
+	TestingMutexes bool
+	// Budget stops the exploration after this much time (0: none).
+	Budget time.Duration
+	// Progress, when set, is called after an interleaving at most once
+	// per ProgressEvery (default 10 s), and once at the end.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+	// Now is the clock (default wall time since the start); tests inject
+	// one. It decides only budgets, progress and estimates, never what is
+	// explored.
+	Now func() time.Duration
+}
+
+// Progress is a progress report.
+type Progress struct {
+	Interleavings int
+	Estimate      estimator.Estimate
+	Races         int
+	Final         bool
+}
+
+// Result is what a job established.
+type Result struct {
+	*dpor.Result
+	// Verified: the state space completed without a bug (for this PP set).
+	Verified bool
+	Races    []*RaceReport
+	// Trace is the failing interleaving's report (nil without a bug).
+	Trace   *report.Trace
+	Elapsed time.Duration
+	// PPSet describes the PP set in words.
+	PPSet []string
+	Syms  *elfsym.Symbols
+}
+
+// RaceReport is a data-race candidate with both accesses' stacks.
+type RaceReport struct {
+	*race.Candidate
+	StackA, StackB []report.Frame
+}
+
+// Run builds the machine and explores.
+func Run(cfg Config) (*Result, error) {
+	if cfg.HB == 0 {
+		cfg.HB = race.Limited
+	}
+	if cfg.PreemptEverywhere && len(cfg.Kernel.DataRacePCs) == 0 {
+		pcs, err := kernel.SharedAccessPCs(cfg.Image)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Kernel.DataRacePCs = pcs
+		if cfg.Kernel.MaxPPs == 0 {
+			cfg.Kernel.MaxPPs = kernel.TooDeepPreemptEverywhere
+		}
+	}
+	k, err := kernel.New(cfg.Image, cfg.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	j := &runner{cfg: cfg, k: k, syms: k.Symbols(), an: race.New(cfg.HB, race.Options{TestingMutexes: cfg.TestingMutexes})}
+	return j.run()
+}
+
+type runner struct {
+	cfg      Config
+	k        *kernel.Kernel
+	syms     *elfsym.Symbols
+	an       *race.Analyzer
+	x        *dpor.Explorer
+	stacks   map[[2]uint64][2][]uint64
+	races    int
+	lastProg time.Duration
+}
+
+func (j *runner) run() (*Result, error) {
+	cfg := j.cfg
+	now := cfg.Now
+	if now == nil {
+		start := time.Now()
+		now = func() time.Duration { return time.Since(start) }
+	}
+	every := cfg.ProgressEvery
+	if every == 0 {
+		every = 10 * time.Second
+	}
+	j.stacks = map[[2]uint64][2][]uint64{}
+	opt := cfg.DPOR
+	opt.Now = now
+	opt.ShouldStop = func() bool { return cfg.Budget > 0 && now() >= cfg.Budget }
+	opt.OnBranch = func(b *dpor.Branch) bool {
+		for _, c := range j.an.Branch(b.Transitions, b.NewPairs) {
+			j.captureStacks(c)
+		}
+		if cfg.Progress != nil && now()-j.lastProg >= every {
+			j.lastProg = now()
+			cfg.Progress(Progress{Interleavings: b.N, Estimate: b.Estimate, Races: len(j.an.Candidates())})
+		}
+		return true
+	}
+	j.x = dpor.New(j.k, opt)
+	res, err := j.x.Run()
+	if err != nil {
+		return nil, err
+	}
+	out := &Result{Result: res, Elapsed: now(), PPSet: DescribePPs(j.k, cfg), Syms: j.syms}
+	out.Verified = res.Complete && res.Bug == nil
+	for _, c := range j.an.Candidates() {
+		st := j.stacks[c.Key()]
+		out.Races = append(out.Races, &RaceReport{Candidate: c, StackA: report.Frames(j.syms, st[0]), StackB: report.Frames(j.syms, st[1])})
+	}
+	if res.BugBranch != nil {
+		out.Trace = j.trace(res, out)
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(Progress{Interleavings: res.Executed, Estimate: res.Estimate, Races: len(out.Races), Final: true})
+	}
+	return out, nil
+}
+
+// captureStacks re-runs the two transitions of a new candidate's first
+// sighting to get the stacks at the racing accesses, then puts the
+// machine back at the end of the branch.
+func (j *runner) captureStacks(c *race.Candidate) {
+	key := c.Key()
+	if _, ok := j.stacks[key]; ok {
+		return
+	}
+	end := j.k.Snapshot()
+	var st [2][]uint64
+	for i, s := range []race.Side{c.A, c.B} {
+		st[i] = j.k.AccessStack(j.x.SnapshotAt(s.Tr), s.Thread, s.PC)
+		if st[i] == nil {
+			st[i] = []uint64{s.PC}
+		}
+	}
+	j.k.Restore(end)
+	j.stacks[key] = st
+}
+
+// DescribePPs lists a job's PP set in words.
+func DescribePPs(k *kernel.Kernel, cfg Config) []string {
+	var out []string
+	sync := cfg.Kernel.SyncPPs
+	if sync == nil {
+		sync = kernel.DefaultSyncPPs
+	}
+	out = append(out, sync...)
+	if cfg.PreemptEverywhere {
+		out = append(out, fmt.Sprintf("every shared access (%d instructions)", len(cfg.Kernel.DataRacePCs)))
+	} else {
+		for _, pc := range cfg.Kernel.DataRacePCs {
+			out = append(out, "data race at "+k.Symbols().Describe(pc, false).String())
+		}
+	}
+	for _, f := range cfg.Kernel.Filters {
+		if f.Within {
+			out = append(out, "within "+f.Func)
+		} else {
+			out = append(out, "without "+f.Func)
+		}
+	}
+	return out
+}
+
+// trace builds the report of the failing branch.
+func (j *runner) trace(res *dpor.Result, out *Result) *report.Trace {
+	b := res.BugBranch
+	t := &report.Trace{
+		Program:       j.cfg.Program,
+		PPSet:         out.PPSet,
+		Bug:           report.NewBug(b.Bug, j.syms),
+		Interleavings: res.Executed,
+		EstimatedSize: b.Estimate.Size,
+		Coverage:      b.Estimate.Proportion,
+		Preemptions:   b.Preemptions,
+		Replay:        ReplayCommand(j.cfg, b.Choices),
+	}
+	byPC := map[uint64]*RaceReport{}
+	for _, r := range out.Races {
+		for _, pc := range []uint64{r.A.PC, r.B.PC} {
+			if _, ok := byPC[pc]; !ok {
+				byPC[pc] = r
+			}
+		}
+	}
+	for i, tr := range b.Transitions {
+		s := report.Step{
+			Index:     i,
+			Thread:    int32(tr.Thread),
+			Preempted: i < len(b.Preempted) && b.Preempted[i],
+			PP:        report.PPLabel(tr.PP),
+			PPKind:    tr.PP.Kind.String(),
+			Stack:     report.Frames(j.syms, tr.Stack),
+			Failure:   i == len(b.Transitions)-1,
+		}
+		for _, e := range tr.Sync {
+			s.Events = append(s.Events, report.SyncEventText(e))
+		}
+		if tr.PP.Kind == record.PPDataRace {
+			s.Race = j.racePair(tr.PP.PC, byPC[tr.PP.PC])
+		}
+		t.Steps = append(t.Steps, s)
+	}
+	t.Threads = report.ThreadsOf(t.Steps)
+	return t
+}
+
+// racePair describes the race behind a data-race PP at pc.
+func (j *runner) racePair(pc uint64, r *RaceReport) *report.RacePair {
+	here := report.Frames(j.syms, []uint64{pc})[0]
+	if r == nil {
+		return &report.RacePair{Access: here, Text: "configured data-race PP (no race candidate with this instruction was seen in this state space)"}
+	}
+	other, otherT, otherW := r.B, r.B.Thread, r.B.Write
+	if r.B.PC == pc && r.A.PC != pc {
+		other, otherT, otherW = r.A, r.A.Thread, r.A.Write
+	}
+	of := report.Frames(j.syms, []uint64{other.PC})[0]
+	kind := "read"
+	if otherW {
+		kind = "write"
+	}
+	order := "single-order"
+	if r.BothOrder {
+		order = "both-order"
+	}
+	return &report.RacePair{Access: here, Other: of, OtherThread: int32(otherT),
+		Text: fmt.Sprintf("races with thread %d's %s at %s (%s candidate)", otherT, kind, of.Text, order)}
+}
+
+// ReplayCommand is the `landslide run` command line that replays choices
+// under the job's PP set.
+func ReplayCommand(cfg Config, cs []record.Choice) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "landslide run %s", cfg.Program)
+	if cfg.Kernel.SyncPPs != nil {
+		fmt.Fprintf(&b, " --pp '%s'", strings.Join(cfg.Kernel.SyncPPs, ","))
+	}
+	if cfg.PreemptEverywhere {
+		b.WriteString(" --preempt-everywhere")
+	} else {
+		for _, pc := range cfg.Kernel.DataRacePCs {
+			fmt.Fprintf(&b, " --data-race-pp 0x%x", pc)
+		}
+	}
+	for _, f := range cfg.Kernel.Filters {
+		if f.Within {
+			fmt.Fprintf(&b, " --within %s", f.Func)
+		} else {
+			fmt.Fprintf(&b, " --without %s", f.Func)
+		}
+	}
+	fmt.Fprintf(&b, " --schedule %s", schedule.Format(cs))
+	return b.String()
+}
