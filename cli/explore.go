@@ -39,7 +39,7 @@ const DefaultBudget = time.Hour
 func newExploreCmd() *cobra.Command {
 	var f exploreFlags
 	cmd := &cobra.Command{
-		Use:   "explore PROGRAM.elf",
+		Use:   "explore PROGRAM.elf [-- ARGS...]",
 		Short: "Explore one state space (one PP set) systematically with DPOR",
 		Long: `Explore runs the program under every interleaving of its preemption points
 that dynamic partial-order reduction cannot prove equivalent to one already
@@ -58,8 +58,8 @@ Progress (interleavings, estimated % explored, ETA) goes to stderr every
   exit 0  the state space completed with no bug: verified for this PP set
   exit 3  the budget ran out: coverage and the race candidates seen
   exit 2  usage or input error`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runExplore(cmd, args[0], &f) },
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runExplore(cmd, args[0], args[1:], &f) },
 	}
 	fl := cmd.Flags()
 	f.ppFlags.register(fl)
@@ -77,7 +77,7 @@ Progress (interleavings, estimated % explored, ETA) goes to stderr every
 	return cmd
 }
 
-func runExplore(cmd *cobra.Command, path string, f *exploreFlags) error {
+func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreFlags) error {
 	mode, err := race.ParseMode(f.hb)
 	if err != nil {
 		return usageErr("--hb: %v", err)
@@ -102,7 +102,7 @@ func runExplore(cmd *cobra.Command, path string, f *exploreFlags) error {
 	if err != nil {
 		return err
 	}
-	kcfg.Args = []string{path}
+	kcfg.Args = append([]string{path}, guestArgs...)
 	testing := f.testingMutexes
 	if !cmd.Flags().Changed("testing-mutexes") && strings.HasPrefix(filepath.Base(path), "mutex_test") {
 		testing = true

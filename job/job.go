@@ -289,5 +289,8 @@ func ReplayCommand(cfg Config, cs []record.Choice) string {
 		}
 	}
 	fmt.Fprintf(&b, " --schedule %s", schedule.Format(cs))
+	if len(cfg.Kernel.Args) > 1 {
+		fmt.Fprintf(&b, " -- %s", strings.Join(cfg.Kernel.Args[1:], " "))
+	}
 	return b.String()
 }
