@@ -229,8 +229,9 @@ func (k *Kernel) checkMagic() string {
 //   - a yield inside mutex_lock blocks the thread on that mutex at once,
 //     until a return from mutex_unlock of it (the thesis's blocked_on_addr
 //     fast path; a failed atomic exchange on the lock word is no release);
-//   - TooManyYields yields, or TooManyXchgsWithPPs atomic accesses, without
-//     other thread-library activity block it on the memory it read in this
+//   - TooManyYields yields, or TooManyXchgsWithPPs atomic instructions
+//     outside the thread library (counted by Access), without other
+//     thread-library activity block it on the memory it read in this
 //     transition.
 //
 // A write by another thread to that memory unblocks it (wakeWaiters). When
@@ -240,11 +241,6 @@ func (k *Kernel) noteLoops(kind record.PPKind, tr *record.Transition) {
 	if t := k.cur(); t != nil {
 		if kind == record.PPYield {
 			t.yields++
-		}
-		for _, a := range tr.Accesses {
-			if a.Atomic {
-				t.atomics++
-			}
 		}
 		switch m, inLock := t.inFunc("mutex_lock"); {
 		case kind == record.PPYield && inLock:

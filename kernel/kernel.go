@@ -3,6 +3,7 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"landslide/emu/cpu"
@@ -33,6 +34,16 @@ const (
 	TooManyYields         = 10   // yields without interesting activity: yield-blocked
 	TooManyXchgsWithPPs   = 20   // atomics across PPs without other activity: xchg-blocked
 	DeadlockFPMaxAttempts = 128  // PPs with every thread yield-blocked: a deadlock
+	// MaxYieldStreak bounds how often a thread may be chosen again right
+	// after its own yield while another thread could run. A yield is a PP
+	// where any thread may run, the yielder included (the Quicksand
+	// paper's Fig. 1 needs "xadd; yield; xadd" by one thread), but a
+	// thread re-chosen after every yield starves the others: a loop that
+	// yields while waiting for another thread (and makes library calls,
+	// which the yield-loop heuristic counts as progress) would otherwise
+	// be explored round after round until the depth cap reports a false
+	// livelock. Not a thesis constant.
+	MaxYieldStreak = 2
 )
 
 // Filter is a within_function / without_function directive.
@@ -142,6 +153,10 @@ type state struct {
 	stuck int
 	// hblocked counts heuristically blocked threads (fast path of Access).
 	hblocked int
+	// yieldStreak counts consecutive yields by streakTID with no other
+	// thread running in between.
+	yieldStreak int
+	streakTID   record.TID
 	// work is what system calls cost beyond their one instruction: one
 	// instruction per workBytes bytes they copy. It counts against
 	// MaxInstructions, so no guest can make the kernel work unboundedly.
@@ -343,14 +358,38 @@ func (k *Kernel) Runnable() []record.TID {
 			out = append(out, k.st.threads[i].tid)
 		}
 	}
+	if k.st.lastPP == record.PPYield && k.st.yieldStreak >= MaxYieldStreak && len(out) > 1 {
+		// The thread has yielded MaxYieldStreak times in a row with no
+		// other thread running in between: its turn is over (see
+		// MaxYieldStreak).
+		if cur := k.curTID(); slices.Contains(out, cur) {
+			out = slices.DeleteFunc(out, func(t record.TID) bool { return t == cur })
+		}
+	}
 	if out == nil && k.st.hblocked > 0 {
 		// Every thread that can run is heuristically blocked: the
-		// heuristic may be wrong, so wake them all (thesis §3.4.6,
-		// try_avoid_fp_deadlock; Step counts the attempts).
+		// heuristic may be wrong, so wake one (thesis §3.4.6,
+		// try_avoid_fp_deadlock; Step counts the attempts). One, in
+		// round-robin order after the current thread, and not a choice:
+		// these retries are the heuristic's, not the program's
+		// nondeterminism, and branching on each of up to 128 of them
+		// would multiply the state space for nothing.
+		cur := k.curTID()
+		var first record.TID
 		for i := range k.st.threads {
-			if k.st.threads[i].canRun() {
-				out = append(out, k.st.threads[i].tid)
+			t := &k.st.threads[i]
+			if !t.canRun() {
+				continue
 			}
+			if first == 0 {
+				first = t.tid
+			}
+			if t.tid > cur {
+				return []record.TID{t.tid}
+			}
+		}
+		if first != 0 {
+			return []record.TID{first}
 		}
 	}
 	return out
@@ -520,6 +559,14 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 		tr.Stack = k.ppStack
 		k.st.pps++
 		k.st.lastPP = pp.Kind
+		switch {
+		case pp.Kind == record.PPYield && k.st.streakTID == t.tid:
+			k.st.yieldStreak++
+		case pp.Kind == record.PPYield:
+			k.st.streakTID, k.st.yieldStreak = t.tid, 1
+		case k.st.streakTID != t.tid:
+			k.st.streakTID, k.st.yieldStreak = 0, 0
+		}
 		k.noteLoops(pp.Kind, tr)
 		if k.st.stuck >= DeadlockFPMaxAttempts {
 			k.spinDeadlock()
@@ -738,6 +785,9 @@ func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) 
 		k.captured = k.stackAt(pc)
 	}
 	t := &k.st.threads[k.st.cur]
+	if atomic && len(t.calls) == 0 {
+		t.atomics++ // a spin on atomics in the program, not the library's locks
+	}
 	if addr >= t.stackLo && addr < t.stackHi {
 		return
 	}
