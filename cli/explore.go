@@ -98,6 +98,9 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	if err != nil {
 		return err
 	}
+	if err := checkDir(f.traceDir); err != nil {
+		return usageErr("--trace-dir: %v", err)
+	}
 	kcfg, err := f.ppFlags.config(data, cmd.Flags().Changed("pp"))
 	if err != nil {
 		return err
@@ -138,9 +141,12 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 		code = ExitBudget
 	}
 	var files []string
+	var writeErr error
 	if res.Trace != nil {
-		if files, err = writeTraces(f.traceDir, path, res.Trace); err != nil {
-			return usageErr("writing the bug report: %v", err)
+		// A failure to write must not lose the bug: it is still printed.
+		files, writeErr = writeTraces(f.traceDir, path, res.Trace)
+		if writeErr != nil {
+			fmt.Fprintf(stderr, "landslide: writing the bug report: %v\n", writeErr)
 		}
 	}
 	if f.json {
@@ -155,21 +161,30 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 		if err := res.Trace.WriteText(out); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "Bug reports: %s\n", strings.Join(files, ", "))
+		if len(files) > 0 {
+			fmt.Fprintf(out, "Bug reports: %s\n", strings.Join(files, ", "))
+		}
 	case res.Verified:
 		fmt.Fprintf(out, "Verified: all %d interleavings of this state space completed with no bug (PP set: %s), in %s.\n",
 			res.Interleavings, strings.Join(res.PPSet, ", "), res.Elapsed.Round(time.Millisecond))
 		if res.Executed != res.Interleavings {
 			fmt.Fprintf(out, "(%d interleavings run in all, over %d preemption-bound rounds)\n", res.Executed, res.Bound+1)
 		}
+	case res.Bounded:
+		fmt.Fprintf(out, "Not verified: every interleaving with at most %d %s was tested without finding a bug (%d interleavings in the last round, %d run in all), but some need more.\n",
+			res.Bound, plural(res.Bound, "preemption"), res.Interleavings, res.Executed)
 	default:
 		fmt.Fprintf(out, "Not verified: %s after %d interleavings; %s.\n", stopReason(res), res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
-		if res.Bounded {
-			fmt.Fprintf(out, "Every interleaving with at most %d preemptions was tested without finding a bug.\n", res.Bound)
-		}
 	}
 	writeRaces(out, res)
 	return &exitError{code: code}
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
 }
 
 func stopReason(res *job.Result) string {
@@ -243,6 +258,21 @@ func raceLine(r *job.RaceReport) string {
 		return fmt.Sprintf("thread %d %s at 0x%x", s.Thread, k, s.PC)
 	}
 	return fmt.Sprintf("0x%x: %s vs %s [%s]", r.A.Addr, acc(r.A), acc(r.B), strings.Join(tags, ", "))
+}
+
+// checkDir makes sure reports can be written to dir before a long
+// exploration starts.
+func checkDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	fh, err := os.CreateTemp(dir, ".landslide-check-*")
+	if err != nil {
+		return err
+	}
+	name := fh.Name()
+	fh.Close()
+	return os.Remove(name)
 }
 
 // writeTraces writes the bug report as text, HTML and JSON.
@@ -320,10 +350,14 @@ func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files
 		}
 		return v
 	}
+	bound := res.Bound
+	if bound == dpor.UnlimitedBound {
+		bound = 0 // no bounding: omitted
+	}
 	doc := exploreJSON{
 		Program: path, Result: resultName(code), ExitCode: code, Interleavings: res.Interleavings,
 		Executed: res.Executed, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
-		Bounded: res.Bounded, Bound: res.Bound, Stopped: res.Stopped, Proportion: finite(res.Estimate.Proportion),
+		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped, Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
 		Races: []raceJSON{}, Bug: res.Trace, Files: files,
 	}

@@ -541,7 +541,7 @@ func TestExploreDeterministic(t *testing.T) {
 func TestExploreDataRaceFunc(t *testing.T) {
 	prog := fixture(t, "ref/fig1")
 	data, syms := readFixture(t, "ref/fig1")
-	pcs, err := kernel.MemoryPCs(data, []string{"thread1"})
+	pcs, err := kernel.SharedMemoryPCs(data, []string{"thread1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +551,7 @@ func TestExploreDataRaceFunc(t *testing.T) {
 	}
 	for _, pc := range pcs {
 		if pc < start || pc >= start+size {
-			t.Fatalf("MemoryPCs(thread1) gave 0x%x outside thread1", pc)
+			t.Fatalf("SharedMemoryPCs(thread1) gave 0x%x outside thread1", pc)
 		}
 	}
 	bound := []string{"--quiet", "--json", "--preemption-bound", "1"}

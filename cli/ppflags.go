@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,7 +27,7 @@ type ppFlags struct {
 func (f *ppFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.pps, "pp", strings.Join(kernel.DefaultSyncPPs, ","), "preemption points: function names (PP at entry) and data-race PPs as 0xADDR or symbol+offset, comma-separated; empty for none")
 	fl.StringSliceVar(&f.races, "data-race-pp", nil, "instruction addresses (0x...) or symbol+offset to preempt before (repeatable)")
-	fl.StringSliceVar(&f.raceFuncs, "data-race-func", nil, "make every memory instruction of this function a data-race PP (repeatable)")
+	fl.StringSliceVar(&f.raceFuncs, "data-race-func", nil, "make every shared-memory instruction of this function (not sp/fp-relative) a data-race PP (repeatable)")
 	fl.StringSliceVar(&f.within, "within", nil, "only preempt with this function on the stack (repeatable)")
 	fl.StringSliceVar(&f.without, "without", nil, "never preempt with this function on the stack (repeatable)")
 	fl.BoolVar(&f.everywhere, "preempt-everywhere", false, "preempt before every shared access outside the mutex implementation (the thesis's -0)")
@@ -65,10 +66,13 @@ func (f *ppFlags) config(data []byte, ppChanged bool) (kernel.Config, error) {
 		if err != nil {
 			return cfg, usageErr("--data-race-pp %v", err)
 		}
+		if !img.Symbols.IsInstruction(a) {
+			return cfg, usageErr("--data-race-pp %s: 0x%x is not an instruction of the program", r, a)
+		}
 		cfg.DataRacePCs = append(cfg.DataRacePCs, a)
 	}
 	if len(f.raceFuncs) > 0 {
-		pcs, err := kernel.MemoryPCs(data, f.raceFuncs)
+		pcs, err := kernel.SharedMemoryPCs(data, f.raceFuncs)
 		if err != nil {
 			return cfg, usageErr("--data-race-func: %v", err)
 		}
@@ -76,9 +80,11 @@ func (f *ppFlags) config(data []byte, ppChanged bool) (kernel.Config, error) {
 	}
 	for _, pc := range cfg.DataRacePCs {
 		if !img.Symbols.IsInstruction(pc) {
-			return cfg, usageErr("data-race PP 0x%x is not an instruction of the program", pc)
+			return cfg, usageErr("--pp: data-race PP 0x%x is not an instruction of the program", pc)
 		}
 	}
+	slices.Sort(cfg.DataRacePCs)
+	cfg.DataRacePCs = slices.Compact(cfg.DataRacePCs)
 	if f.everywhere && len(cfg.DataRacePCs) > 0 {
 		return cfg, usageErr("--preempt-everywhere already preempts at every shared access: drop the data-race PPs")
 	}
@@ -90,7 +96,11 @@ func (f *ppFlags) config(data []byte, ppChanged bool) (kernel.Config, error) {
 	}
 	for _, flt := range cfg.Filters {
 		if _, _, ok := img.Symbols.Lookup(flt.Func); !ok {
-			return cfg, usageErr("--within/--without %q: no such function in the program", flt.Func)
+			flag := "--without"
+			if flt.Within {
+				flag = "--within"
+			}
+			return cfg, usageErr("%s %q: no such function in the program", flag, flt.Func)
 		}
 	}
 	if f.everywhere {

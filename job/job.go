@@ -270,7 +270,18 @@ func (j *runner) racePair(pc uint64, r *RaceReport) *report.RacePair {
 // under the job's PP set.
 func ReplayCommand(cfg Config, cs []record.Choice) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "landslide run %s", cfg.Program)
+	fmt.Fprintf(&b, "landslide run %s", shellQuote(cfg.Program))
+	if k := cfg.Kernel; k.MaxThreads != 0 || k.MaxPPs != 0 || k.MaxInstructions != 0 || k.MaxMemory != 0 {
+		if k.MaxThreads != 0 {
+			fmt.Fprintf(&b, " --max-threads %d", k.MaxThreads)
+		}
+		if k.MaxPPs != 0 && !cfg.PreemptEverywhere {
+			fmt.Fprintf(&b, " --max-pps %d", k.MaxPPs)
+		}
+		if k.MaxInstructions != 0 {
+			fmt.Fprintf(&b, " --max-instructions %d", k.MaxInstructions)
+		}
+	}
 	if cfg.Kernel.SyncPPs != nil {
 		fmt.Fprintf(&b, " --pp '%s'", strings.Join(cfg.Kernel.SyncPPs, ","))
 	}
@@ -290,7 +301,20 @@ func ReplayCommand(cfg Config, cs []record.Choice) string {
 	}
 	fmt.Fprintf(&b, " --schedule %s", schedule.Format(cs))
 	if len(cfg.Kernel.Args) > 1 {
-		fmt.Fprintf(&b, " -- %s", strings.Join(cfg.Kernel.Args[1:], " "))
+		b.WriteString(" --")
+		for _, a := range cfg.Kernel.Args[1:] {
+			b.WriteString(" " + shellQuote(a))
+		}
 	}
 	return b.String()
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=+,@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

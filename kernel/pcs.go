@@ -34,6 +34,30 @@ func MemoryPCs(image []byte, funcs []string) ([]uint64, error) {
 	return out, nil
 }
 
+// SharedMemoryPCs is MemoryPCs without the accesses relative to sp or fp
+// (the thread's own stack frame: prologue saves, locals), which can never
+// be shared: the data-race PPs of --data-race-func.
+func SharedMemoryPCs(image []byte, funcs []string) ([]uint64, error) {
+	m := mem.New()
+	img, err := elfsym.Load(image, m)
+	if err != nil {
+		return nil, err
+	}
+	var out []uint64
+	for _, name := range funcs {
+		start, size, ok := img.Symbols.Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("function %q: no such symbol in the program", name)
+		}
+		pcs, err := memoryInsts(m, start, size, true)
+		if err != nil {
+			return nil, fmt.Errorf("function %q: %v", name, err)
+		}
+		out = append(out, pcs...)
+	}
+	return out, nil
+}
+
 // TooDeepPreemptEverywhere is the PP cap of one execution when every
 // shared access is a PP (thesis: 2^20 instead of TOO_DEEP_0TH_BRANCH).
 const TooDeepPreemptEverywhere = 1 << 20
