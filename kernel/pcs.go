@@ -14,30 +14,19 @@ import (
 // those functions make (the thesis's TESTING_MUTEXES, or a race PP set
 // chosen by hand).
 func MemoryPCs(image []byte, funcs []string) ([]uint64, error) {
-	m := mem.New()
-	img, err := elfsym.Load(image, m)
-	if err != nil {
-		return nil, err
-	}
-	var out []uint64
-	for _, name := range funcs {
-		start, size, ok := img.Symbols.Lookup(name)
-		if !ok {
-			return nil, fmt.Errorf("function %q: no such symbol in the program", name)
-		}
-		pcs, err := memoryInsts(m, start, size, false)
-		if err != nil {
-			return nil, fmt.Errorf("function %q: %v", name, err)
-		}
-		out = append(out, pcs...)
-	}
-	return out, nil
+	return functionPCs(image, funcs, false)
 }
 
 // SharedMemoryPCs is MemoryPCs without the accesses relative to sp or fp
 // (the thread's own stack frame: prologue saves, locals), which can never
 // be shared: the data-race PPs of --data-race-func.
 func SharedMemoryPCs(image []byte, funcs []string) ([]uint64, error) {
+	return functionPCs(image, funcs, true)
+}
+
+// functionPCs lists the memory instructions of the named functions
+// (without sp/fp-relative ones if shared is set).
+func functionPCs(image []byte, funcs []string, shared bool) ([]uint64, error) {
 	m := mem.New()
 	img, err := elfsym.Load(image, m)
 	if err != nil {
@@ -49,7 +38,7 @@ func SharedMemoryPCs(image []byte, funcs []string) ([]uint64, error) {
 		if !ok {
 			return nil, fmt.Errorf("function %q: no such symbol in the program", name)
 		}
-		pcs, err := memoryInsts(m, start, size, true)
+		pcs, err := memoryInsts(m, start, size, shared)
 		if err != nil {
 			return nil, fmt.Errorf("function %q: %v", name, err)
 		}
