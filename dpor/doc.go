@@ -27,10 +27,15 @@
 //     walking up from that node through transitions independent of the
 //     tagged thread's next transition, an ancestor already explored that
 //     thread, the subtree is equivalent to one already tested;
-//   - iterative context bounding (ICB, optional): a tag needing more
-//     preemptions than the current bound is dropped and BPOR tags the
-//     reachable earlier points instead (Coons et al. 2013); the bound then
-//     grows from 0 until nothing was dropped (or a cap is reached).
+//   - iterative context bounding (ICB, optional): every runnable thread
+//     is tagged at every PP where the bound allows it (CHESS's ICB), and a
+//     choice needing more preemptions than the bound is dropped; the bound
+//     grows from 0 until nothing was dropped (or a cap is reached). The
+//     thesis prunes within the bound with DPOR and BPOR (Coons et al.
+//     2013); our implementation of that missed interleavings within the
+//     bound on random programs (TestICBBoundedSoundness), so ICB here is
+//     complete for each bound instead, at the cost of less pruning. Sleep
+//     sets are off under a bound for the same reason.
 //
 // Modes: DPOR (default), Full (no reduction: every runnable thread at
 // every PP; the brute-force reference of the tests) and the same with the

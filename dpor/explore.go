@@ -188,6 +188,15 @@ func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
 		n.tagged = append([]record.TID(nil), n.runnable...)
 	}
 	x.nodes = append(x.nodes, n)
+	if x.opt.ICB && x.opt.Mode != Full {
+		// Within the bound, ICB schedules every thread at every PP where
+		// the bound allows it (CHESS's iterative context bounding):
+		// DPOR's tags with BPOR are not complete within a bound (the
+		// tests found interleavings with B preemptions they miss).
+		for _, q := range n.runnable {
+			x.tag(len(x.nodes)-1, q)
+		}
+	}
 }
 
 // Run explores until the state space is complete, a bug is found (unless
@@ -273,6 +282,13 @@ func (x *Explorer) restart(bound int) {
 	x.dropped = false
 	x.branches = 0
 	x.lastDiv = 0
+	if x.opt.Mode != Full {
+		for _, q := range root.runnable {
+			x.tag(0, q)
+		}
+	} else {
+		root.tagged = append([]record.TID(nil), root.runnable...)
+	}
 }
 
 // next finds the deepest node with a tagged, unexplored child.
@@ -419,7 +435,7 @@ func (x *Explorer) tagDisabled() {
 				}
 			}
 			if !ranLater {
-				x.tag(i, u, true)
+				x.tag(i, u)
 			}
 		}
 	}
@@ -453,7 +469,7 @@ func (x *Explorer) probe() error {
 	// Ending the program disabled them: the last transition is dependent
 	// with each one's next (thesis §3.4.2, "enabled_by").
 	for _, p := range others {
-		x.tag(n-1, p, true)
+		x.tag(n-1, p)
 	}
 	end := x.m.Snapshot() // the caller's OnBranch looks at the end state
 	defer x.m.Restore(end)
@@ -520,49 +536,34 @@ func (x *Explorer) tagPair(i, j int) {
 	n := &x.nodes[i]
 	p := x.trs[j].Thread
 	if contains(n.runnable, p) {
-		x.tag(i, p, true)
+		x.tag(i, p)
 		return
 	}
 	for _, q := range n.runnable {
 		if q != x.trs[i].Thread {
-			x.tag(i, q, true)
+			x.tag(i, q)
 		}
 	}
 }
 
 // tag marks thread q for exploration at node i, through the filters.
-func (x *Explorer) tag(i int, q record.TID, bpor bool) bool {
+func (x *Explorer) tag(i int, q record.TID) bool {
 	n := &x.nodes[i]
 	if contains(n.explored, q) || contains(n.tagged, q) {
 		return false
 	}
 	if n.pre+n.cost(q) > x.bound {
-		if bpor {
-			x.bpor(i, q)
-		}
 		x.dropped = true
 		return false
 	}
-	if !x.opt.NoSleepSets && x.sleeping(i, q) {
+	// Sleep sets are not used under a preemption bound: the explored
+	// sibling that proves a subtree redundant may itself have been cut by
+	// the bound (TestICBBoundedSoundness found such misses).
+	if !x.opt.NoSleepSets && !x.opt.ICB && x.sleeping(i, q) {
 		return false
 	}
 	n.tagged = append(n.tagged, q)
 	return true
-}
-
-// bpor: the bound dropped running q at node i. Tag q at the earlier
-// points where T(ti)'s run began, back to q's last transition, that fit
-// the bound (Coons et al. 2013; tag_reachable_aunts).
-func (x *Explorer) bpor(i int, q record.TID) {
-	t := x.trs[i].Thread
-	for k := i - 1; k >= 0; k-- {
-		if x.trs[k].Thread == q {
-			return
-		}
-		if x.trs[k].Thread == t && contains(x.nodes[k].runnable, q) {
-			x.tag(k, q, false)
-		}
-	}
 }
 
 // sleeping is the sleep-set check (equiv_already_explored): q's next

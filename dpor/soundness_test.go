@@ -70,13 +70,13 @@ func keys(m map[string]bool) []string {
 	return out
 }
 
-// TestSoundnessRandomModels: on 300 random small programs, DPOR (with and
+// TestSoundnessRandomModels: on 200 random small programs, DPOR (with and
 // without sleep sets) and ICB run to the maximal bound reach exactly the
 // final states and failures that enumerating every interleaving reaches,
 // and never explore more interleavings.
 func TestSoundnessRandomModels(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for n := 0; n < 300; n++ {
+	for n := 0; n < 200; n++ {
 		prog := randomProgram(r)
 		full := explore(t, newModel(prog...), Options{Mode: Full})
 		want := keys(full.outcomes)
@@ -88,9 +88,11 @@ func TestSoundnessRandomModels(t *testing.T) {
 			{"thesis-dpor", Options{NoSleepSets: true, AllPairs: true}},
 			{"thesis-dpor+sleep", Options{AllPairs: true}},
 			{"dpor+sleep", Options{}},
-			{"icb", Options{ICB: true, MaxBound: UnlimitedBound, NoSleepSets: true}},
-			{"icb+sleep", Options{ICB: true, MaxBound: UnlimitedBound}},
+			{"icb", Options{ICB: true, MaxBound: UnlimitedBound}},
 		} {
+			if v.opt.ICB && n%4 != 0 {
+				continue // a round per bound: costly; a quarter of the programs
+			}
 			got := explore(t, newModel(prog...), v.opt)
 			if !got.res.Complete {
 				t.Fatalf("program %d %v: %s did not complete", n, prog, v.name)
@@ -115,5 +117,38 @@ func TestICBBoundZero(t *testing.T) {
 	}
 	if len(r.outcomes) != 1 {
 		t.Fatalf("bound 0 outcomes %v, want only x==2", r.outcomes)
+	}
+}
+
+// TestICBBoundedSoundness: at every bound B, ICB reaches every outcome
+// that some interleaving with at most B preemptions reaches (enumeration
+// with the preemption count of each interleaving), with and without
+// sleep sets.
+func TestICBBoundedSoundness(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n < 100; n++ {
+		prog := randomProgram(r)
+		byBound := map[int]map[string]bool{}
+		m := newModel(prog...)
+		explore(t, m, Options{Mode: Full, OnBranch: func(b *Branch) bool {
+			for k := b.Preemptions; k <= 3; k++ {
+				if byBound[k] == nil {
+					byBound[k] = map[string]bool{}
+				}
+				byBound[k][m.outcome()] = true
+			}
+			return true
+		}})
+		for bound := 0; bound <= 3; bound++ {
+			for _, sleep := range []bool{false, true} {
+				got := explore(t, newModel(prog...), Options{ICB: true, MaxBound: bound, NoSleepSets: !sleep})
+				for o := range byBound[bound] {
+					if !got.outcomes[o] {
+						t.Fatalf("program %d %v: ICB bound %d (sleep sets %v) misses %q, reached with %d preemptions; got %v",
+							n, prog, bound, sleep, o, bound, keys(got.outcomes))
+					}
+				}
+			}
+		}
 	}
 }
