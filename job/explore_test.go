@@ -256,12 +256,6 @@ func TestSeededBugsFound(t *testing.T) {
 		if f.Expect == "ok" || f.NoLibc || strings.HasPrefix(f.Name, "bugs/") || strings.HasPrefix(f.Name, "small/") {
 			continue
 		}
-		if f.Name == "cond_stale_wakeup/paraguay" {
-			// Known gap: this bug needs 4 preemptions at the right places
-			// (the catalog's Schedule, replayed by kernel.TestSeededBugs);
-			// no PP set found it within CI's time (see BENCHMARKS.md).
-			continue
-		}
 		want, _ := record.ParseBugKind(f.Expect)
 		_, img := image(t, f.Name)
 		// ICB finds the bugs that need few preemptions first (thesis
