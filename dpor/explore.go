@@ -547,23 +547,19 @@ func (x *Explorer) tagPair(i, j int) {
 }
 
 // tag marks thread q for exploration at node i, through the filters.
-func (x *Explorer) tag(i int, q record.TID) bool {
+func (x *Explorer) tag(i int, q record.TID) {
 	n := &x.nodes[i]
-	if contains(n.explored, q) || contains(n.tagged, q) {
-		return false
-	}
-	if n.pre+n.cost(q) > x.bound {
+	switch {
+	case contains(n.explored, q) || contains(n.tagged, q):
+	case n.pre+n.cost(q) > x.bound:
 		x.dropped = true
-		return false
-	}
 	// Sleep sets are not used under a preemption bound: the explored
 	// sibling that proves a subtree redundant may itself have been cut by
 	// the bound (TestICBBoundedSoundness found such misses).
-	if !x.opt.NoSleepSets && !x.opt.ICB && x.sleeping(i, q) {
-		return false
+	case !x.opt.NoSleepSets && !x.opt.ICB && x.sleeping(i, q):
+	default:
+		n.tagged = append(n.tagged, q)
 	}
-	n.tagged = append(n.tagged, q)
-	return true
 }
 
 // sleeping is the sleep-set check (equiv_already_explored): q's next
