@@ -37,9 +37,6 @@ type Path struct {
 	elapsed  time.Duration
 }
 
-// Depth is the number of nodes on the branch.
-func (p *Path) Depth() int { return len(p.nodes) }
-
 // Push adds a node below the deepest one, reached by a transition that
 // took d (0 for the root).
 func (p *Path) Push(d time.Duration) {
