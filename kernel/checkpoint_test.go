@@ -1,0 +1,758 @@
+package kernel
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"landslide/fixtures"
+	"landslide/record"
+	"landslide/schedule"
+)
+
+// checkpointFixtures cover threads, sync frames, heap reuse and bugs,
+// yield-loop blocking, removed pages and deadlocks.
+var checkpointFixtures = []string{
+	"ref/paradise_lost", "ref/mutex_test", "ref/thr_exit_join", "uaf_exit/thr_exit_join",
+	"small/cond_predicate", "small/abba_deadlock", "ref/yield_loop_ok", "ref/realloc_race",
+	"bugs/removed_pages", "bugs/double_free",
+}
+
+func fixtureImage(t testing.TB, name string) []byte {
+	t.Helper()
+	f, ok := fixtures.Lookup(name)
+	if !ok {
+		t.Fatalf("fixture %s missing", name)
+	}
+	return load(t, f)
+}
+
+func newKernel(t testing.TB, img []byte, cfg Config) *Kernel {
+	t.Helper()
+	k, err := New(img, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// stored is what a store would keep: a deep copy, sharing nothing with the
+// machine that made it.
+func stored(c *Checkpoint) *Checkpoint {
+	s := &Checkpoint{State: slices.Clone(c.State), Pages: make([]Page, len(c.Pages))}
+	for i, p := range c.Pages {
+		s.Pages[i] = Page{Addr: p.Addr, Data: slices.Clone(p.Data)}
+	}
+	return s
+}
+
+// steps runs the choices and returns the transitions; it stops at the end
+// or at an error (a spent budget).
+func steps(k *Kernel, choices []record.Choice) ([]*record.Transition, error) {
+	var trs []*record.Transition
+	for _, c := range choices {
+		if ended, _ := k.Ended(); ended {
+			break
+		}
+		tr, err := k.Step(c)
+		if tr != nil {
+			trs = append(trs, tr)
+		}
+		if err != nil {
+			return trs, err
+		}
+	}
+	return trs, nil
+}
+
+// dumpState prints every field of st. Empty and nil slices print alike (a
+// checkpoint does not keep the difference, which nothing observes), an
+// empty free list like none, and the output by its bytes.
+func dumpState(st state) string {
+	bug, out := st.bug, st.out
+	st.bug, st.out = nil, nil
+	st.heap = st.heap.clone()
+	for size, l := range st.heap.free {
+		if len(l) == 0 {
+			delete(st.heap.free, size)
+		}
+	}
+	var o []byte
+	if out != nil {
+		o = make([]byte, out.size)
+		for n := out; n != nil; n = n.prev {
+			copy(o[n.size-len(n.data):], n.data)
+		}
+	}
+	s := fmt.Sprintf("%+v\noutput %v %q", st, out != nil, o)
+	if bug != nil {
+		s += fmt.Sprintf("\nbug %+v", *bug)
+	}
+	return s
+}
+
+func sameCheckpoint(a, b *Checkpoint) bool {
+	return bytes.Equal(a.State, b.State) && slices.EqualFunc(a.Pages, b.Pages, func(x, y Page) bool {
+		return x.Addr == y.Addr && bytes.Equal(x.Data, y.Data)
+	})
+}
+
+// features tallies what the round-trip snapshots held, so that the test
+// fails if the fixtures stop exercising part of the state.
+type features map[string]int
+
+func (f features) note(st *state) {
+	for _, t := range st.threads {
+		if len(t.calls) > 0 {
+			f["sync frames"]++
+		}
+		if t.hblocked && len(t.wait) > 0 {
+			f["wait ranges"]++
+		}
+		if t.waitMutex != 0 {
+			f["mutex waiter"]++
+		}
+		if t.yields > 0 {
+			f["yield counter"]++
+		}
+		if t.atBreak {
+			f["at breakpoint"]++
+		}
+		if t.state == stDescheduled {
+			f["descheduled"]++
+		}
+	}
+	h := &st.heap
+	if len(h.quarantine) > 0 {
+		f["quarantine"]++
+	}
+	n := 0
+	for _, l := range h.free {
+		if len(l) > 0 {
+			n++
+		}
+	}
+	if n > 0 {
+		f["free list"]++
+	}
+	if n > 1 {
+		f["free lists of two sizes"]++
+	}
+	for _, s := range h.slots {
+		if s.gen > 1 {
+			f["reused slot"]++
+			break
+		}
+	}
+	if len(st.removed) > 0 {
+		f["removed region"]++
+	}
+	if st.out != nil && st.out.prev != nil {
+		f["output list"]++
+	}
+	if st.bug != nil && len(st.bug.Details) > 0 {
+		f["bug details"]++
+	}
+	if st.cur < 0 {
+		f["no current thread"]++
+	}
+	if st.stuck > 0 {
+		f["stuck"]++
+	}
+}
+
+func bugText(b *record.Bug) string {
+	if b == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("%+v", *b)
+}
+
+// checkRoundTrip encodes sn (a snapshot of k), decodes it in a fresh kernel
+// and checks that the decoded state equals sn's, then restores sn in k and
+// the checkpoint in the fresh kernel and runs both with the choices rest
+// (nil: the default choices, as k makes them). The machines must behave
+// and end alike. It returns k's transitions.
+func checkRoundTrip(t *testing.T, what string, img []byte, cfg Config, k *Kernel, sn *snapshot, rest []record.Choice) []*record.Transition {
+	t.Helper()
+	c, err := k.EncodeCheckpoint(sn)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	fresh := newKernel(t, img, cfg)
+	d, err := fresh.DecodeCheckpoint(stored(c))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	dn := d.(*snapshot)
+	if a, b := dumpState(dn.st), dumpState(sn.st); a != b {
+		t.Fatalf("%s: decoded state differs:\n%s\nwant\n%s", what, a, b)
+	}
+	if dn.regs != sn.regs || dn.pc != sn.pc || dn.instret != sn.instret || dn.mem.Pages() != sn.mem.Pages() {
+		t.Fatalf("%s: decoded CPU or memory size differs", what)
+	}
+	fresh.Restore(d)
+	k.Restore(sn)
+	var want []*record.Transition
+	var werr error
+	if rest == nil {
+		rest, want, werr = schedule.Play(k, schedule.Default{})
+	} else {
+		want, werr = steps(k, rest)
+	}
+	got, gerr := steps(fresh, rest)
+	if record.Hash(got) != record.Hash(want) || len(got) != len(want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+		t.Fatalf("%s: the restored checkpoint ran %d transitions (err %v), the snapshot %d (err %v), and they differ",
+			what, len(got), gerr, len(want), werr)
+	}
+	if !bytes.Equal(fresh.Output(), k.Output()) || fresh.ExitStatus() != k.ExitStatus() ||
+		fresh.Instructions() != k.Instructions() || fresh.PPs() != k.PPs() {
+		t.Fatalf("%s: output, status, instructions or PPs differ: %q/%q %d/%d %d/%d %d/%d", what, fresh.Output(), k.Output(),
+			fresh.ExitStatus(), k.ExitStatus(), fresh.Instructions(), k.Instructions(), fresh.PPs(), k.PPs())
+	}
+	ge, gb := fresh.Ended()
+	we, wb := k.Ended()
+	if ge != we || bugText(gb) != bugText(wb) {
+		t.Fatalf("%s: ended %v with bug %s, want %v with %s", what, ge, bugText(gb), we, bugText(wb))
+	}
+	if fmt.Sprintf("%+v", fresh.Leaks()) != fmt.Sprintf("%+v", k.Leaks()) || !slices.Equal(fresh.st.diag, k.st.diag) {
+		t.Fatalf("%s: leaks or diagnostics differ", what)
+	}
+	if a, b := dumpState(fresh.st), dumpState(k.st); a != b {
+		t.Fatalf("%s: final states differ:\n%s\nwant\n%s", what, a, b)
+	}
+	return want
+}
+
+// snapshots plays ch on a new kernel and returns the schedule, the
+// transitions and the kernel with its snapshot before each step and at
+// the end.
+func snapshots(t *testing.T, img []byte, cfg Config, ch schedule.Chooser) (*Outcome, *Kernel, []*snapshot) {
+	t.Helper()
+	ref := play(t, img, cfg, ch)
+	k := newKernel(t, img, cfg)
+	var snaps []*snapshot
+	for _, c := range ref.Schedule {
+		snaps = append(snaps, k.Snapshot().(*snapshot))
+		if _, err := k.Step(c); err != nil && !errors.Is(err, ErrBudget) {
+			t.Fatal(err)
+		}
+	}
+	return ref, k, append(snaps, k.Snapshot().(*snapshot))
+}
+
+// TestCheckpointRoundTrip: a snapshot taken at any depth, encoded, decoded
+// in a fresh kernel and restored there, continues exactly as the original
+// machine restored from the snapshot in memory does: same transitions,
+// output, exit status, bug, instruction count, leaks and diagnostics. The
+// decoded state also equals the original field by field.
+func TestCheckpointRoundTrip(t *testing.T) {
+	seen := features{}
+	for _, name := range checkpointFixtures {
+		t.Run(name, func(t *testing.T) {
+			img := fixtureImage(t, name)
+			f, _ := fixtures.Lookup(name)
+			choosers := []schedule.Chooser{schedule.Default{}, schedule.NewRandom(1), schedule.NewRandom(2)}
+			if f.Schedule != "" {
+				cs, err := schedule.Parse(f.Schedule)
+				if err != nil {
+					t.Fatal(err)
+				}
+				choosers = append(choosers, schedule.Script{Choices: cs})
+			}
+			for ci, ch := range choosers {
+				ref, k, snaps := snapshots(t, img, Config{}, ch)
+				// Every depth of short runs, about 12 of long ones, and the end.
+				var depths []int
+				for i := 0; i < len(snaps)-1; i += max(1, len(snaps)/12) {
+					depths = append(depths, i)
+				}
+				for _, i := range append(depths, len(snaps)-1) {
+					seen.note(&snaps[i].st)
+					what := fmt.Sprintf("chooser %d, depth %d/%d", ci, i, len(ref.Schedule))
+					trs := checkRoundTrip(t, what, img, Config{}, k, snaps[i], ref.Schedule[i:])
+					if record.Hash(trs) != record.Hash(ref.Transitions[i:]) {
+						t.Fatalf("%s: the in-memory snapshot no longer replays the reference", what)
+					}
+				}
+			}
+		})
+	}
+	t.Logf("state features round-tripped: %v", seen)
+	for _, f := range []string{"sync frames", "mutex waiter", "yield counter", "at breakpoint", "descheduled",
+		"quarantine", "free list", "reused slot", "removed region", "bug details", "no current thread", "stuck"} {
+		if seen[f] == 0 {
+			t.Errorf("no snapshot had %s: the fixtures no longer cover it", f)
+		}
+	}
+}
+
+// enrich gives k, through the kernel's own operations, state that the
+// fixtures never reach: free lists of several sizes, a thread blocked on
+// wait ranges, a sleeper, output in pieces, diagnostics, a new_pages region,
+// a clock and kernel work.
+func enrich(t testing.TB, k *Kernel) {
+	t.Helper()
+	var ptrs []uint64
+	for i := range 80 {
+		ptrs = append(ptrs, k.malloc(uint64(1+40*(i%5))))
+	}
+	for _, p := range ptrs[:75] {
+		k.free(p, "free")
+	}
+	k.malloc(40) // from a free list
+	k.appendOutput([]byte("one, "))
+	k.appendOutput(nil)
+	k.appendOutput([]byte("two\n"))
+	k.st.diag = append(k.st.diag, "first diagnostic", "second")
+	k.st.clock += 7
+	k.charge(6400)
+	if err := k.mem.Map(0x4000_0000, 2*PageSize, 3); err != nil {
+		t.Fatal(err)
+	}
+	k.st.regions = append(k.st.regions, region{0x4000_0000, 2 * PageSize})
+	var others []*thread
+	for i := range k.st.threads {
+		if i != k.st.cur && k.st.threads[i].state == stRunnable {
+			others = append(others, &k.st.threads[i])
+		}
+	}
+	if len(others) < 2 || k.st.ended {
+		t.Fatalf("enrich needs two threads besides the current one")
+	}
+	k.block(others[0], []waitRange{{0x1000, 0x1008}, {HeapBase, HeapBase + 4}})
+	others[0].yields, others[0].atomics = TooManyYields, 3
+	others[1].state, others[1].wake = stSleeping, k.now()+3
+}
+
+// TestCheckpointEnriched: the round trip of state the fixtures do not
+// reach (see enrich), continued under the default schedule.
+func TestCheckpointEnriched(t *testing.T) {
+	img := fixtureImage(t, "ref/paradise_lost")
+	ref, k, snaps := snapshots(t, img, Config{}, schedule.Default{})
+	// The first PP with three threads.
+	i := slices.IndexFunc(snaps, func(s *snapshot) bool { return len(s.st.threads) >= 3 && s.st.cur >= 0 })
+	if i < 0 {
+		t.Fatal("no snapshot with three threads")
+	}
+	k.Restore(snaps[i])
+	enrich(t, k)
+	sn := k.Snapshot().(*snapshot)
+	seen := features{}
+	seen.note(&sn.st)
+	for _, f := range []string{"wait ranges", "yield counter", "quarantine", "free lists of two sizes", "reused slot", "output list"} {
+		if seen[f] == 0 {
+			t.Errorf("enrich did not make %s", f)
+		}
+	}
+	if len(sn.st.diag) == 0 || len(sn.st.regions) == 0 || sn.st.clock == 0 || sn.st.work == 0 {
+		t.Error("enrich did not add diagnostics, a region, a clock and work")
+	}
+	trs := checkRoundTrip(t, "enriched", img, Config{}, k, sn, nil)
+	t.Logf("enriched at depth %d/%d: ran %d transitions to the end", i, len(ref.Schedule), len(trs))
+}
+
+// TestCheckpointDeterministic: the same state always encodes to the same
+// bytes: the same snapshot twice, the snapshots of two machines that ran
+// the same schedule, and a decoded snapshot encoded again.
+func TestCheckpointDeterministic(t *testing.T) {
+	for _, name := range []string{"ref/paradise_lost", "ref/realloc_race", "uaf_exit/thr_exit_join"} {
+		img := fixtureImage(t, name)
+		ref, k, snaps := snapshots(t, img, Config{}, schedule.NewRandom(5))
+		_, k2, snaps2 := snapshots(t, img, Config{}, schedule.Script{Choices: ref.Schedule})
+		// And an enriched state (free lists of several sizes: a map).
+		if i := slices.IndexFunc(snaps, func(s *snapshot) bool { return len(s.st.threads) >= 3 && s.st.cur >= 0 }); i >= 0 {
+			k.Restore(snaps[i])
+			k2.Restore(snaps2[i])
+			enrich(t, k)
+			enrich(t, k2)
+			snaps, snaps2 = append(snaps, k.Snapshot().(*snapshot)), append(snaps2, k2.Snapshot().(*snapshot))
+		}
+		for i := range snaps {
+			a, err := k.EncodeCheckpoint(snaps[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := k.EncodeCheckpoint(snaps[i])
+			c, _ := k2.EncodeCheckpoint(snaps2[i])
+			if !sameCheckpoint(a, b) || !sameCheckpoint(a, c) {
+				t.Fatalf("%s depth %d: encodings of one state differ", name, i)
+			}
+			fresh := newKernel(t, img, Config{})
+			d, err := fresh.DecodeCheckpoint(stored(a))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _ := fresh.EncodeCheckpoint(d)
+			if !sameCheckpoint(a, e) {
+				t.Fatalf("%s depth %d: the decoded snapshot encodes differently", name, i)
+			}
+		}
+	}
+}
+
+// smallConfig bounds what a decoded garbage state can cost to run.
+var smallConfig = Config{MaxInstructions: 200_000, MaxThreads: 8}
+
+// tryRun restores a decoded snapshot and runs up to 50 default steps: a
+// checkpoint that decodes must be safe to run. It is also encoded again;
+// that encoding must decode and encode to itself.
+func tryRun(t *testing.T, k *Kernel, s record.Snapshot) {
+	t.Helper()
+	c, err := k.EncodeCheckpoint(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := k.DecodeCheckpoint(c)
+	if err != nil {
+		t.Fatalf("a decoded snapshot encodes to a rejected checkpoint: %v", err)
+	}
+	if c2, _ := k.EncodeCheckpoint(d); !sameCheckpoint(c, c2) {
+		t.Fatal("re-encoding is not stable")
+	}
+	k.Restore(s)
+	for range 50 {
+		if ended, _ := k.Ended(); ended || len(k.Runnable()) == 0 {
+			break
+		}
+		if _, err := k.Step(k.Default()); err != nil {
+			break
+		}
+	}
+}
+
+// rejectSetup is paradise_lost under smallConfig: its kernel, snapshots
+// at every depth, and the checkpoint of the middle one.
+func rejectSetup(t *testing.T) (*Kernel, []*snapshot, *Checkpoint) {
+	img := fixtureImage(t, "ref/paradise_lost")
+	_, k, snaps := snapshots(t, img, smallConfig, schedule.NewRandom(1))
+	c, err := k.EncodeCheckpoint(snaps[len(snaps)/2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.DecodeCheckpoint(stored(c)); err != nil {
+		t.Fatal(err)
+	}
+	return k, snaps, c
+}
+
+// TestCheckpointRejectsBytes: every truncation of State is an error, and a
+// flipped byte gives an error or a state that is safe to run.
+func TestCheckpointRejectsBytes(t *testing.T) {
+	k, _, c := rejectSetup(t)
+	for n := range len(c.State) {
+		cc := stored(c)
+		cc.State = cc.State[:n]
+		if _, err := k.DecodeCheckpoint(cc); err == nil {
+			t.Fatalf("State truncated to %d of %d bytes decodes", n, len(c.State))
+		}
+	}
+	accepted := 0
+	for off := range len(c.State) {
+		for _, x := range []byte{0x01, 0x02, 0x40, 0x80, 0xff} {
+			cc := stored(c)
+			cc.State[off] ^= x
+			if s, err := k.DecodeCheckpoint(cc); err == nil {
+				accepted++
+				tryRun(t, k, s)
+			}
+		}
+	}
+	t.Logf("%d bytes of State; %d of %d one-byte corruptions decode (and run safely)", len(c.State), accepted, 5*len(c.State))
+	cc := stored(c)
+	cc.State = append(cc.State, 0)
+	if _, err := k.DecodeCheckpoint(cc); err == nil || !strings.Contains(err.Error(), "trailing") {
+		t.Errorf("trailing byte: %v", err)
+	}
+	cc = stored(c)
+	cc.State[0] = CheckpointVersion + 1
+	if _, err := k.DecodeCheckpoint(cc); err == nil || !strings.Contains(err.Error(), "version") {
+		t.Errorf("bad version: %v", err)
+	}
+	other := newKernel(t, fixtureImage(t, "ref/paradise_lost"), Config{MaxInstructions: smallConfig.MaxInstructions, MaxThreads: 9})
+	if _, err := other.DecodeCheckpoint(stored(c)); err == nil || !strings.Contains(err.Error(), "Config") {
+		t.Errorf("another Config: %v", err)
+	}
+	if _, err := k.DecodeCheckpoint(nil); err == nil {
+		t.Error("nil checkpoint decodes")
+	}
+	if _, err := k.EncodeCheckpoint("not a snapshot"); err == nil {
+		t.Error("a string encodes")
+	}
+}
+
+// TestCheckpointRejectsPages: the pages must be exactly the mapped pages,
+// ascending, aligned, inside the address space, of PageSize bytes.
+func TestCheckpointRejectsPages(t *testing.T) {
+	k, _, c := rejectSetup(t)
+	data := slices.IndexFunc(c.Pages, func(p Page) bool { return p.Data != nil })
+	last := len(c.Pages) - 1
+	cases := []struct {
+		name, want string
+		edit       func(c *Checkpoint)
+	}{
+		{"unaligned", "not page aligned", func(c *Checkpoint) { c.Pages[3].Addr += 8 }},
+		{"outside", "outside the 39-bit", func(c *Checkpoint) { c.Pages[last].Addr = 1 << 39 }},
+		{"far outside", "outside the 39-bit", func(c *Checkpoint) { c.Pages[last].Addr = ^uint64(0) &^ (PageSize - 1) }},
+		{"missing", "page table maps", func(c *Checkpoint) { c.Pages = c.Pages[:last] }},
+		{"extra", "page table maps", func(c *Checkpoint) { c.Pages = append(c.Pages, Page{Addr: 1<<39 - PageSize}) }},
+		{"none", "page table maps", func(c *Checkpoint) { c.Pages = nil }},
+		{"swapped", "ascending", func(c *Checkpoint) { c.Pages[1], c.Pages[2] = c.Pages[2], c.Pages[1] }},
+		{"moved", "ascending", func(c *Checkpoint) { c.Pages[5].Addr += PageSize << 20 }},
+		{"short", "bytes, want", func(c *Checkpoint) { c.Pages[data].Data = c.Pages[data].Data[:100] }},
+		{"long", "bytes, want", func(c *Checkpoint) { c.Pages[data].Data = append(c.Pages[data].Data, 0) }},
+	}
+	for _, tc := range cases {
+		cc := stored(c)
+		tc.edit(cc)
+		if _, err := k.DecodeCheckpoint(cc); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error about %q", tc.name, err, tc.want)
+		}
+	}
+	// A page of zeros may come as no data, or as PageSize zero bytes.
+	cc := stored(c)
+	for i := range cc.Pages {
+		if cc.Pages[i].Data == nil {
+			cc.Pages[i].Data = make([]byte, PageSize)
+		}
+	}
+	s, err := k.DecodeCheckpoint(cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2, _ := k.EncodeCheckpoint(s); !sameCheckpoint(c, c2) {
+		t.Error("explicit zero pages decode to another state")
+	}
+}
+
+// TestCheckpointRejectsState: states no kernel can reach, encoded, are
+// rejected by name. Each case edits a copy of the first snapshot that its
+// pick accepts.
+func TestCheckpointRejectsState(t *testing.T) {
+	k, snaps, _ := rejectSetup(t)
+	any := func(*state) bool { return true }
+	threads2 := func(st *state) bool { return len(st.threads) >= 2 }
+	quarantined := func(st *state) bool { return len(st.heap.quarantine) > 0 }
+	live := func(st *state) bool { return len(st.heap.leaks()) > 0 }
+	freeLists2 := func(st *state) bool {
+		n := 0
+		for _, l := range st.heap.free {
+			n += min(len(l), 1)
+		}
+		return n >= 2
+	}
+	// An enriched snapshot has free lists of several sizes.
+	i := slices.IndexFunc(snaps, func(s *snapshot) bool { return len(s.st.threads) >= 3 && s.st.cur >= 0 })
+	k.Restore(snaps[i])
+	enrich(t, k)
+	snaps = append(snaps, k.Snapshot().(*snapshot))
+	cases := []struct {
+		name, want string
+		pick       func(*state) bool
+		edit       func(sn *snapshot)
+	}{
+		{"x0", "x0", any, func(sn *snapshot) { sn.regs[0] = 1 }},
+		{"instret", "budget", any, func(sn *snapshot) { sn.instret = smallConfig.MaxInstructions + 1 }},
+		{"too many threads", "MaxThreads", any, func(sn *snapshot) {
+			for len(sn.st.threads) <= smallConfig.MaxThreads {
+				t := sn.st.threads[len(sn.st.threads)-1]
+				t.tid++
+				sn.st.threads = append(sn.st.threads, t)
+				sn.st.nextTID = t.tid + 1
+			}
+		}},
+		{"tid order", "out of order", threads2, func(sn *snapshot) { sn.st.threads[0].tid, sn.st.threads[1].tid = 2, 1 }},
+		{"tid zero", "out of order", any, func(sn *snapshot) { sn.st.threads[0].tid = 0 }},
+		{"next tid", "next tid", threads2, func(sn *snapshot) { sn.st.nextTID = sn.st.threads[1].tid }},
+		{"no threads", "no threads", any, func(sn *snapshot) { sn.st.threads, sn.st.cur = nil, -1 }},
+		{"cur", "current thread index", any, func(sn *snapshot) { sn.st.cur = len(sn.st.threads) }},
+		{"cur negative", "current thread index", any, func(sn *snapshot) { sn.st.cur = -2 }},
+		{"run state", "run state", any, func(sn *snapshot) { sn.st.threads[0].state = 3 }},
+		{"thread x0", "x0", any, func(sn *snapshot) { sn.st.threads[0].regs[0] = 5 }},
+		{"stack", "stack", any, func(sn *snapshot) { sn.st.threads[0].stackLo = sn.st.threads[0].stackHi + 1 }},
+		{"sync frames", "sync frames", any, func(sn *snapshot) {
+			sn.st.threads[0].calls = make([]syncFrame, maxSyncFrames+1)
+			for i := range sn.st.threads[0].calls {
+				sn.st.threads[0].calls[i].fn = "mutex_lock"
+			}
+		}},
+		{"sync function", "unknown function", any, func(sn *snapshot) { sn.st.threads[0].calls = []syncFrame{{fn: "exit"}} }},
+		{"wait unblocked", "not blocked", any, func(sn *snapshot) { sn.st.threads[0].wait = []waitRange{{1, 2}} }},
+		{"mutex unblocked", "not blocked", any, func(sn *snapshot) { sn.st.threads[0].waitMutex = 0x1000 }},
+		{"wait range", "wait range", any, func(sn *snapshot) {
+			sn.st.threads[0].hblocked, sn.st.threads[0].wait = true, []waitRange{{2, 2}}
+		}},
+		{"counter", "counter", any, func(sn *snapshot) { sn.st.threads[0].yields = -1 }},
+		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPEnd + 1 }},
+		{"yieldTo", "negative tid", any, func(sn *snapshot) { sn.st.yieldTo = -1 }},
+		{"sumInstr", "more than instret", any, func(sn *snapshot) { sn.st.sumInstr = sn.instret + 1 }},
+		{"work", "overflows", threads2, func(sn *snapshot) { sn.st.work = ^uint64(0) }},
+		{"bug before end", "not ended", any, func(sn *snapshot) { sn.st.bug = &record.Bug{Kind: record.BugAssert} }},
+		{"bug kind", "bug of kind 0", any, func(sn *snapshot) { sn.st.ended, sn.st.bug = true, &record.Bug{} }},
+		{"slot size", "bad size", live, func(sn *snapshot) { sn.st.heap.slots[0].rounded = 24 }},
+		{"slot zero", "bad size", live, func(sn *snapshot) { sn.st.heap.slots[0].rounded = 0 }},
+		{"heap limit", "bad size", live, func(sn *snapshot) { sn.st.heap.slots[0].rounded = HeapLimit - HeapBase }},
+		{"block size", "in a slot of", live, func(sn *snapshot) { sn.st.heap.blocks[0].size = sn.st.heap.slots[0].rounded + 1 }},
+		{"block slot", "index", live, func(sn *snapshot) { sn.st.heap.blocks[0].slot = len(sn.st.heap.slots) }},
+		{"slot without block", "never held a block", live, func(sn *snapshot) {
+			sn.st.heap.slots = append(sn.st.heap.slots, slot{rounded: 16})
+		}},
+		{"live block freed", "free record", live, func(sn *snapshot) {
+			b := sn.st.heap.leaks()[0]
+			b.freeThread = 1
+		}},
+		{"reused live slot", "reuses the slot", live, func(sn *snapshot) {
+			b := *sn.st.heap.leaks()[0]
+			sn.st.heap.blocks = append(sn.st.heap.blocks, b)
+		}},
+		{"quarantine twice", "listed twice", quarantined, func(sn *snapshot) {
+			sn.st.heap.quarantine = append(sn.st.heap.quarantine, sn.st.heap.quarantine[0])
+		}},
+		{"quarantine live", "live or listed twice", live, func(sn *snapshot) {
+			sn.st.heap.quarantine = append(sn.st.heap.quarantine, sn.st.heap.leaks()[0].slot)
+		}},
+		{"empty slot quarantined", "never held a block", quarantined, func(sn *snapshot) {
+			sn.st.heap.slots = append(sn.st.heap.slots, slot{rounded: 16})
+			sn.st.heap.quarantine = append(sn.st.heap.quarantine, len(sn.st.heap.slots)-1)
+		}},
+		{"quarantine lost", "in no list", quarantined, func(sn *snapshot) { sn.st.heap.quarantine = nil }},
+		{"quarantine index", "index", quarantined, func(sn *snapshot) { sn.st.heap.quarantine[0] = 1 << 20 }},
+		{"free list twice", "listed twice", quarantined, func(sn *snapshot) {
+			s := sn.st.heap.quarantine[0]
+			sn.st.heap.free = map[uint64][]int{sn.st.heap.slots[s].rounded: {s}}
+		}},
+		{"free list sizes", "free list of size", freeLists2, func(sn *snapshot) {
+			var sizes []uint64
+			for size, l := range sn.st.heap.free {
+				if len(l) > 0 {
+					sizes = append(sizes, size)
+				}
+			}
+			slices.Sort(sizes)
+			f := sn.st.heap.free
+			f[sizes[0]], f[sizes[1]] = append(f[sizes[0]], f[sizes[1]]...), nil
+		}},
+		{"region unaligned", "new_pages region", any, func(sn *snapshot) { sn.st.regions = []region{{0x4000_0001, PageSize}} }},
+		{"region empty", "new_pages region", any, func(sn *snapshot) { sn.st.regions = []region{{0x4000_0000, 0}} }},
+		{"region in heap", "new_pages region", any, func(sn *snapshot) { sn.st.regions = []region{{HeapBase, PageSize}} }},
+		{"region null", "new_pages region", any, func(sn *snapshot) { sn.st.regions = []region{{0, PageSize}} }},
+		{"region outside", "new_pages region", any, func(sn *snapshot) { sn.st.regions = []region{{1 << 39, PageSize}} }},
+		{"regions overlap", "new_pages region", any, func(sn *snapshot) {
+			sn.st.regions = []region{{0x4000_0000, 2 * PageSize}, {0x4000_1000, PageSize}}
+		}},
+		{"regions unsorted", "new_pages region", any, func(sn *snapshot) {
+			sn.st.regions = []region{{0x5000_0000, PageSize}, {0x4000_0000, PageSize}}
+		}},
+		{"memory", "MaxMemory", any, func(sn *snapshot) { sn.st.regions = []region{{0x4000_0000, 256<<20 + PageSize}} }},
+		{"removed", "removed regions", any, func(sn *snapshot) {
+			sn.st.removed = make([]removedRegion, 65)
+			for i := range sn.st.removed {
+				sn.st.removed[i].region = region{0x4000_0000, PageSize}
+			}
+		}},
+		{"removed unaligned", "removed region", any, func(sn *snapshot) {
+			sn.st.removed = []removedRegion{{region: region{0x4000_0000, 5}}}
+		}},
+	}
+	for _, tc := range cases {
+		i := slices.IndexFunc(snaps, func(s *snapshot) bool { return tc.pick(&s.st) })
+		if i < 0 {
+			t.Errorf("%s: no snapshot to edit", tc.name)
+			continue
+		}
+		sn := *snaps[i]
+		sn.st = snaps[i].st.clone()
+		sn.st.heap = sn.st.heap.clone()
+		for j := range sn.st.threads {
+			sn.st.threads[j].calls = slices.Clone(sn.st.threads[j].calls)
+		}
+		tc.edit(&sn)
+		c, err := k.EncodeCheckpoint(&sn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := k.DecodeCheckpoint(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error about %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// FuzzDecodeCheckpoint decodes arbitrary State bytes with the pages of one
+// of the seed checkpoints: decoding must not panic, and what decodes must
+// encode stably and run safely.
+//
+//	go test ./kernel -run XXX -fuzz FuzzDecodeCheckpoint
+func FuzzDecodeCheckpoint(f *testing.F) {
+	img := fixtureImage(f, "ref/paradise_lost")
+	var seeds []*Checkpoint
+	k := newKernel(f, img, smallConfig)
+	for _, ch := range []schedule.Chooser{schedule.Default{}, schedule.NewRandom(1)} {
+		k2 := newKernel(f, img, smallConfig)
+		for depth := 0; ; depth++ {
+			if depth%4 == 0 {
+				c, err := k2.EncodeCheckpoint(k2.Snapshot())
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(uint8(len(seeds)), c.State)
+				seeds = append(seeds, c)
+			}
+			if ended, _ := k2.Ended(); ended {
+				break
+			}
+			c, _ := ch.Choose(k2, depth)
+			if _, err := k2.Step(c); err != nil {
+				f.Fatal(err)
+			}
+		}
+	}
+	// And an enriched state, for the parts of the format no run reaches.
+	k2 := newKernel(f, img, smallConfig)
+	for len(k2.st.threads) < 3 || k2.st.cur < 0 {
+		if _, err := k2.Step(k2.Default()); err != nil {
+			f.Fatal(err)
+		}
+	}
+	enrich(f, k2)
+	c, err := k2.EncodeCheckpoint(k2.Snapshot())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint8(len(seeds)), c.State)
+	seeds = append(seeds, c)
+	f.Fuzz(func(t *testing.T, which uint8, state []byte) {
+		c := &Checkpoint{State: state, Pages: seeds[int(which)%len(seeds)].Pages}
+		if s, err := k.DecodeCheckpoint(c); err == nil {
+			tryRun(t, k, s)
+		}
+	})
+}
+
+// TestCheckpointSize reports what a checkpoint of a typical snapshot holds.
+func TestCheckpointSize(t *testing.T) {
+	for _, name := range []string{"ref/paradise_lost", "ref/thr_exit_join"} {
+		img := fixtureImage(t, name)
+		ref, k, snaps := snapshots(t, img, Config{}, schedule.NewRandom(1))
+		for _, i := range []int{0, len(ref.Schedule) / 2, len(ref.Schedule)} {
+			c, err := k.EncodeCheckpoint(snaps[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := 0
+			for _, p := range c.Pages {
+				if p.Data != nil {
+					data++
+				}
+			}
+			st := &snaps[i].st
+			t.Logf("%s at PP %d/%d (%d threads, %d heap blocks): State %d bytes; %d pages mapped, %d not zero (%d KiB)",
+				name, i, len(ref.Schedule), len(st.threads), len(st.heap.blocks), len(c.State), len(c.Pages), data, data*PageSize/1024)
+			if len(c.State) == 0 || len(c.Pages) != snaps[i].mem.Pages() {
+				t.Fatal("empty state or pages missing")
+			}
+		}
+	}
+}
