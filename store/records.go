@@ -1,0 +1,776 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+
+	"landslide/race"
+	"landslide/record"
+	"landslide/report"
+)
+
+// Status is the state of a run or a job.
+type Status string
+
+// Statuses.
+const (
+	StatusRunning  Status = "running"
+	StatusVerified Status = "verified"
+	StatusBug      Status = "bug"
+	StatusBudget   Status = "budget"
+	StatusBounded  Status = "bounded"
+	StatusStopped  Status = "stopped"
+	StatusError    Status = "error"
+)
+
+// Env describes the machine and build that made a run.
+type Env struct {
+	Version   string `msgpack:"version"`
+	GoVersion string `msgpack:"go"`
+	OS        string `msgpack:"os"`
+	Arch      string `msgpack:"arch"`
+	Host      string `msgpack:"host"`
+	CPUs      int    `msgpack:"cpus"`
+}
+
+// Run is one invocation of the checker on one program.
+type Run struct {
+	// ID is assigned by NewRun: 12 hex digits of sha256(binary hash,
+	// creation time, host, pid, sequence number), unique across machines so
+	// that archives from many machines import into one store.
+	ID      string `msgpack:"id"`
+	Created int64  `msgpack:"created"` // unix ns
+	Updated int64  `msgpack:"updated"` // unix ns
+	// Command is the subcommand ("explore", later "quicksand").
+	Command string `msgpack:"command"`
+	// Program is the path as the user gave it.
+	Program string `msgpack:"program"`
+	// Binary is the hex sha256 of the ELF (PutBinary).
+	Binary string `msgpack:"binary"`
+	// Args is the command line after the program (flags), for the user.
+	Args []string `msgpack:"args"`
+	// Spec is the job configuration, encoded by the caller (opaque here).
+	Spec    []byte `msgpack:"spec"`
+	Env     Env    `msgpack:"env"`
+	Status  Status `msgpack:"status"`
+	Message string `msgpack:"message"` // one-line result
+}
+
+// Job is one state space (one PP set) of a run.
+type Job struct {
+	Run    string   `msgpack:"run"`
+	ID     int      `msgpack:"id"`
+	PPSet  []string `msgpack:"pps"`
+	Status Status   `msgpack:"status"`
+
+	Interleavings int `msgpack:"interleavings"`
+	Executed      int `msgpack:"executed"`
+	Transitions   int `msgpack:"transitions"`
+	Budgeted      int `msgpack:"budgeted"`
+
+	Complete bool `msgpack:"complete"`
+	Bounded  bool `msgpack:"bounded"`
+	Bound    int  `msgpack:"bound"`
+
+	EstSize       float64 `msgpack:"est_size"`
+	EstProportion float64 `msgpack:"est_proportion"`
+	EstTotal      int64   `msgpack:"est_total"` // ns
+	Elapsed       int64   `msgpack:"elapsed"`   // ns
+	// Commits counts the commits that wrote this job; Commit increments it.
+	Commits int `msgpack:"commits"`
+}
+
+// BranchRecord is one explored interleaving, as offline race analysis
+// needs it.
+type BranchRecord struct {
+	N   int // 1-based interleaving number within the job
+	Div int // index of the first transition not shared with interleaving N-1
+	// Transitions are the transitions from Div on (accesses and sync
+	// events included).
+	Transitions []*record.Transition
+	// Pairs are the conflicting, happens-before-unordered transition pairs
+	// (i<j) with j >= Div.
+	Pairs [][2]int
+}
+
+// RaceRecord is a data-race candidate of a job, with the stacks of its two
+// accesses.
+type RaceRecord struct {
+	Run            string
+	Job            int
+	Candidate      race.Candidate
+	StackA, StackB []report.Frame
+}
+
+// TraceRecord is a stored execution: its choices and its transitions.
+type TraceRecord struct {
+	Run  string
+	Job  int
+	ID   int
+	Kind string // "bug"
+	// Choices replay the execution.
+	Choices []record.Choice
+	// Hashes holds, per transition, record.Hash of that single transition:
+	// a replay checks it is bit-identical.
+	Hashes      [][32]byte
+	Transitions []*record.Transition
+	Preempted   []bool
+}
+
+// BugRecord is a bug found by a job; Trace names its TraceRecord.
+type BugRecord struct {
+	Run     string         `msgpack:"run"`
+	Job     int            `msgpack:"job"`
+	Trace   int            `msgpack:"trace"`
+	Kind    record.BugKind `msgpack:"kind"`
+	Message string         `msgpack:"message"`
+	Thread  record.TID     `msgpack:"thread"`
+	PC      uint64         `msgpack:"pc"`
+	// Signature deduplicates bugs (see Signature).
+	Signature string `msgpack:"signature"`
+	// Funcs are the function names of the failing stack, innermost first.
+	Funcs []string `msgpack:"funcs"`
+}
+
+// CheckpointRecord is an emulator state at one PP of a prefix.
+type CheckpointRecord struct {
+	// Machine identifies (binary, kernel configuration): the caller's hex
+	// digest. It must be a non-empty string of letters, digits, '-' and
+	// '_' of at most 128 bytes.
+	Machine string
+	// Prefix is PrefixHash of the choices leading to the state.
+	Prefix [32]byte
+	Depth  int
+	State  []byte // opaque (kernel.Checkpoint.State)
+	Pages  []PageRecord
+}
+
+// PageRecord is one page of a checkpoint: Data is its content (4096 bytes)
+// or nil for a zero page. Pages are stored once per content across the
+// whole store.
+type PageRecord struct {
+	Addr uint64
+	Data []byte
+}
+
+// PrefixHash is the sha256 of a list of choices: each choice as its
+// thread (int32, little-endian) then its value (int64, little-endian).
+func PrefixHash(choices []record.Choice) [32]byte {
+	h := sha256.New()
+	var b [12]byte
+	for _, c := range choices {
+		putChoice(&b, c)
+		h.Write(b[:])
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+func putChoice(b *[12]byte, c record.Choice) {
+	binary.LittleEndian.PutUint32(b[0:], uint32(c.Thread))
+	binary.LittleEndian.PutUint64(b[4:], uint64(c.Value))
+}
+
+// prefixHashes returns PrefixHash(choices[:d]) for every d from 0 to
+// len(choices), in one pass.
+func prefixHashes(choices []record.Choice) [][32]byte {
+	h := sha256.New()
+	out := make([][32]byte, 0, len(choices)+1)
+	var b [12]byte
+	var sum [32]byte
+	h.Sum(sum[:0])
+	out = append(out, sum)
+	for _, c := range choices {
+		putChoice(&b, c)
+		h.Write(b[:])
+		h.Sum(sum[:0])
+		out = append(out, sum)
+	}
+	return out
+}
+
+// Signature identifies a bug independently of the binary's layout: the
+// first 16 hex digits of a sha256 over the bug kind, the failing PC as
+// function + offset, and the function names of the failing stack.
+func Signature(kind record.BugKind, pcFunc string, pcOff uint64, funcs []string) string {
+	h := sha256.New()
+	var b [binary.MaxVarintLen64]byte
+	str := func(s string) {
+		h.Write(b[:binary.PutUvarint(b[:], uint64(len(s)))])
+		h.Write([]byte(s))
+	}
+	str("landslide-bug")
+	str(kind.String())
+	str(pcFunc)
+	h.Write(b[:binary.PutUvarint(b[:], pcOff)])
+	h.Write(b[:binary.PutUvarint(b[:], uint64(len(funcs)))])
+	for _, f := range funcs {
+		str(f)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// ---- MessagePack codecs of the records (see codec.go) ----
+
+// Minimum encoded sizes (array header + one byte per field of format
+// version 1), used to bound decoded counts by the input length.
+const (
+	minTransition = 1 + 8
+	minAccess     = 1 + 8
+	minSync       = 1 + 7
+	minBranch     = 1 + 4
+	minPair       = 1 + 2
+	minChoice     = 1 + 2
+	minFrame      = 1 + 6
+	minSide       = 1 + 6
+	minPageRef    = 1 + 2
+)
+
+// fields reads a struct's array header: at least min fields (those of
+// format version 1), more are skipped by the caller's default case.
+func (d *dec) fields(min int) int {
+	n := d.arr(1)
+	if d.err == nil && n < min {
+		d.fail("record of %d fields, want at least %d", n, min)
+		return 0
+	}
+	return n
+}
+
+func encTransition(e *enc, t *record.Transition) {
+	e.arr(8)
+	e.int(int64(t.Thread))
+	e.uint(uint64(t.PP.Kind))
+	e.uint(t.PP.PC)
+	e.str(t.PP.Func)
+	e.arr(len(t.Stack))
+	for _, pc := range t.Stack {
+		e.uint(pc)
+	}
+	e.arr(len(t.Accesses))
+	for i := range t.Accesses {
+		a := &t.Accesses[i]
+		e.arr(8)
+		e.uint(a.Addr)
+		e.uint(uint64(a.Size))
+		e.bool(a.Write)
+		e.bool(a.Atomic)
+		e.uint(a.PC)
+		e.uint(uint64(a.Block))
+		e.uint(uint64(a.Gen))
+		e.uint(uint64(a.Sync))
+	}
+	e.arr(len(t.Sync))
+	for i := range t.Sync {
+		s := &t.Sync[i]
+		e.arr(7)
+		e.uint(uint64(s.Kind))
+		e.int(int64(s.Other))
+		e.str(s.Func)
+		e.uint(s.Arg)
+		e.uint(uint64(s.Block))
+		e.uint(uint64(s.Gen))
+		e.uint(s.PC)
+	}
+	e.uint(t.Instructions)
+}
+
+func decTransition(d *dec) *record.Transition {
+	t := new(record.Transition)
+	n := d.fields(8)
+	for i := 0; i < n && d.err == nil; i++ {
+		switch i {
+		case 0:
+			t.Thread = record.TID(d.i32())
+		case 1:
+			t.PP.Kind = record.PPKind(d.u8())
+		case 2:
+			t.PP.PC = d.u64()
+		case 3:
+			t.PP.Func = d.str()
+		case 4:
+			if k := d.arr(1); k > 0 {
+				t.Stack = make([]uint64, k)
+				for j := range t.Stack {
+					t.Stack[j] = d.u64()
+				}
+			}
+		case 5:
+			if k := d.arr(minAccess); k > 0 {
+				t.Accesses = make([]record.Access, k)
+				for j := range t.Accesses {
+					decAccess(d, &t.Accesses[j])
+				}
+			}
+		case 6:
+			if k := d.arr(minSync); k > 0 {
+				t.Sync = make([]record.SyncEvent, k)
+				for j := range t.Sync {
+					decSync(d, &t.Sync[j])
+				}
+			}
+		case 7:
+			t.Instructions = d.u64()
+		default:
+			d.skip()
+		}
+	}
+	return t
+}
+
+func decAccess(d *dec, a *record.Access) {
+	n := d.fields(8)
+	for i := 0; i < n && d.err == nil; i++ {
+		switch i {
+		case 0:
+			a.Addr = d.u64()
+		case 1:
+			a.Size = d.u8()
+		case 2:
+			a.Write = d.bool()
+		case 3:
+			a.Atomic = d.bool()
+		case 4:
+			a.PC = d.u64()
+		case 5:
+			a.Block = d.u32()
+		case 6:
+			a.Gen = d.u32()
+		case 7:
+			a.Sync = d.u32()
+		default:
+			d.skip()
+		}
+	}
+}
+
+func decSync(d *dec, s *record.SyncEvent) {
+	n := d.fields(7)
+	for i := 0; i < n && d.err == nil; i++ {
+		switch i {
+		case 0:
+			s.Kind = record.SyncKind(d.u8())
+		case 1:
+			s.Other = record.TID(d.i32())
+		case 2:
+			s.Func = d.str()
+		case 3:
+			s.Arg = d.u64()
+		case 4:
+			s.Block = d.u32()
+		case 5:
+			s.Gen = d.u32()
+		case 6:
+			s.PC = d.u64()
+		default:
+			d.skip()
+		}
+	}
+}
+
+func encTransitions(e *enc, ts []*record.Transition) {
+	e.arr(len(ts))
+	for _, t := range ts {
+		if t == nil {
+			t = &record.Transition{}
+		}
+		encTransition(e, t)
+	}
+}
+
+func decTransitions(d *dec) []*record.Transition {
+	k := d.arr(minTransition)
+	if k == 0 {
+		return nil
+	}
+	ts := make([]*record.Transition, k)
+	for i := range ts {
+		ts[i] = decTransition(d)
+	}
+	return ts
+}
+
+// encBranches encodes a chunk of branch records (one commit's).
+func encBranches(e *enc, bs []*BranchRecord) {
+	e.arr(len(bs))
+	for _, b := range bs {
+		e.arr(4)
+		e.int(int64(b.N))
+		e.int(int64(b.Div))
+		encTransitions(e, b.Transitions)
+		e.arr(len(b.Pairs))
+		for _, p := range b.Pairs {
+			e.arr(2)
+			e.int(int64(p[0]))
+			e.int(int64(p[1]))
+		}
+	}
+}
+
+// decodeBranches decodes a chunk of branch records.
+func decodeBranches(b []byte) ([]*BranchRecord, error) {
+	d := &dec{b: b}
+	k := d.arr(minBranch)
+	out := make([]*BranchRecord, 0, k)
+	for i := 0; i < k && d.err == nil; i++ {
+		br := new(BranchRecord)
+		n := d.fields(4)
+		for f := 0; f < n && d.err == nil; f++ {
+			switch f {
+			case 0:
+				br.N = d.int()
+			case 1:
+				br.Div = d.int()
+			case 2:
+				br.Transitions = decTransitions(d)
+			case 3:
+				if p := d.arr(minPair); p > 0 {
+					br.Pairs = make([][2]int, p)
+					for j := range br.Pairs {
+						pn := d.fields(2)
+						for x := 0; x < pn && d.err == nil; x++ {
+							if x < 2 {
+								br.Pairs[j][x] = d.int()
+							} else {
+								d.skip()
+							}
+						}
+					}
+				}
+			default:
+				d.skip()
+			}
+		}
+		out = append(out, br)
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func encodeTrace(t *TraceRecord) []byte {
+	e := &enc{}
+	e.arr(8)
+	e.str(t.Run)
+	e.int(int64(t.Job))
+	e.int(int64(t.ID))
+	e.str(t.Kind)
+	e.arr(len(t.Choices))
+	for _, c := range t.Choices {
+		e.arr(2)
+		e.int(int64(c.Thread))
+		e.int(c.Value)
+	}
+	e.arr(len(t.Hashes))
+	for i := range t.Hashes {
+		e.bin(t.Hashes[i][:])
+	}
+	encTransitions(e, t.Transitions)
+	e.arr(len(t.Preempted))
+	for _, p := range t.Preempted {
+		e.bool(p)
+	}
+	return e.b
+}
+
+func decodeTrace(b []byte) (*TraceRecord, error) {
+	d := &dec{b: b}
+	t := new(TraceRecord)
+	n := d.fields(8)
+	for i := 0; i < n && d.err == nil; i++ {
+		switch i {
+		case 0:
+			t.Run = d.str()
+		case 1:
+			t.Job = d.int()
+		case 2:
+			t.ID = d.int()
+		case 3:
+			t.Kind = d.str()
+		case 4:
+			if k := d.arr(minChoice); k > 0 {
+				t.Choices = make([]record.Choice, k)
+				for j := range t.Choices {
+					cn := d.fields(2)
+					for x := 0; x < cn && d.err == nil; x++ {
+						switch x {
+						case 0:
+							t.Choices[j].Thread = record.TID(d.i32())
+						case 1:
+							t.Choices[j].Value = d.i64()
+						default:
+							d.skip()
+						}
+					}
+				}
+			}
+		case 5:
+			if k := d.arr(34); k > 0 {
+				t.Hashes = make([][32]byte, k)
+				for j := range t.Hashes {
+					t.Hashes[j] = d.hash()
+				}
+			}
+		case 6:
+			t.Transitions = decTransitions(d)
+		case 7:
+			if k := d.arr(1); k > 0 {
+				t.Preempted = make([]bool, k)
+				for j := range t.Preempted {
+					t.Preempted[j] = d.bool()
+				}
+			}
+		default:
+			d.skip()
+		}
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func encFrames(e *enc, fs []report.Frame) {
+	e.arr(len(fs))
+	for _, f := range fs {
+		e.arr(6)
+		e.uint(f.PC)
+		e.str(f.Func)
+		e.uint(f.Offset)
+		e.str(f.File)
+		e.int(int64(f.Line))
+		e.str(f.Text)
+	}
+}
+
+func decFrames(d *dec) []report.Frame {
+	k := d.arr(minFrame)
+	if k == 0 {
+		return nil
+	}
+	fs := make([]report.Frame, k)
+	for j := range fs {
+		f := &fs[j]
+		n := d.fields(6)
+		for i := 0; i < n && d.err == nil; i++ {
+			switch i {
+			case 0:
+				f.PC = d.u64()
+			case 1:
+				f.Func = d.str()
+			case 2:
+				f.Offset = d.u64()
+			case 3:
+				f.File = d.str()
+			case 4:
+				f.Line = d.int()
+			case 5:
+				f.Text = d.str()
+			default:
+				d.skip()
+			}
+		}
+	}
+	return fs
+}
+
+func encSide(e *enc, s *race.Side) {
+	e.arr(6)
+	e.uint(s.PC)
+	e.uint(s.Addr)
+	e.int(int64(s.Thread))
+	e.bool(s.Write)
+	e.bool(s.Atomic)
+	e.int(int64(s.Tr))
+}
+
+func decSide(d *dec, s *race.Side) {
+	n := d.fields(6)
+	for i := 0; i < n && d.err == nil; i++ {
+		switch i {
+		case 0:
+			s.PC = d.u64()
+		case 1:
+			s.Addr = d.u64()
+		case 2:
+			s.Thread = record.TID(d.i32())
+		case 3:
+			s.Write = d.bool()
+		case 4:
+			s.Atomic = d.bool()
+		case 5:
+			s.Tr = d.int()
+		default:
+			d.skip()
+		}
+	}
+}
+
+func encodeRace(r *RaceRecord) []byte {
+	e := &enc{}
+	e.arr(5)
+	e.str(r.Run)
+	e.int(int64(r.Job))
+	c := &r.Candidate
+	e.arr(9)
+	encSide(e, &c.A)
+	encSide(e, &c.B)
+	e.bool(c.BothOrder)
+	e.bool(c.FirstInterleaving)
+	e.bool(c.Realloc)
+	e.int(int64(c.Count))
+	e.int(int64(c.Branch))
+	e.int(int64(c.I))
+	e.int(int64(c.J))
+	encFrames(e, r.StackA)
+	encFrames(e, r.StackB)
+	return e.b
+}
+
+func decodeRace(b []byte) (*RaceRecord, error) {
+	d := &dec{b: b}
+	r := new(RaceRecord)
+	n := d.fields(5)
+	for i := 0; i < n && d.err == nil; i++ {
+		switch i {
+		case 0:
+			r.Run = d.str()
+		case 1:
+			r.Job = d.int()
+		case 2:
+			c := &r.Candidate
+			cn := d.fields(9)
+			for j := 0; j < cn && d.err == nil; j++ {
+				switch j {
+				case 0:
+					decSide(d, &c.A)
+				case 1:
+					decSide(d, &c.B)
+				case 2:
+					c.BothOrder = d.bool()
+				case 3:
+					c.FirstInterleaving = d.bool()
+				case 4:
+					c.Realloc = d.bool()
+				case 5:
+					c.Count = d.int()
+				case 6:
+					c.Branch = d.int()
+				case 7:
+					c.I = d.int()
+				case 8:
+					c.J = d.int()
+				default:
+					d.skip()
+				}
+			}
+		case 3:
+			r.StackA = decFrames(d)
+		case 4:
+			r.StackB = decFrames(d)
+		default:
+			d.skip()
+		}
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// storedCheckpoint is a checkpoint as stored: its pages by content hash.
+type storedCheckpoint struct {
+	Machine string
+	Prefix  [32]byte
+	Depth   int
+	State   []byte
+	Pages   []pageRef
+}
+
+type pageRef struct {
+	Addr uint64
+	Hash [32]byte
+	Zero bool
+}
+
+func encodeCheckpoint(c *storedCheckpoint) []byte {
+	e := &enc{b: make([]byte, 0, 64+len(c.State)+len(c.Pages)*45)}
+	e.arr(5)
+	e.str(c.Machine)
+	e.bin(c.Prefix[:])
+	e.int(int64(c.Depth))
+	e.bin(c.State)
+	e.arr(len(c.Pages))
+	for i := range c.Pages {
+		p := &c.Pages[i]
+		e.arr(2)
+		e.uint(p.Addr)
+		if p.Zero {
+			e.nil()
+		} else {
+			e.bin(p.Hash[:])
+		}
+	}
+	return e.b
+}
+
+func decodeCheckpoint(b []byte) (*storedCheckpoint, error) {
+	d := &dec{b: b}
+	c := new(storedCheckpoint)
+	n := d.fields(5)
+	for i := 0; i < n && d.err == nil; i++ {
+		switch i {
+		case 0:
+			c.Machine = d.str()
+		case 1:
+			c.Prefix = d.hash()
+		case 2:
+			c.Depth = d.int()
+		case 3:
+			c.State = d.bin()
+		case 4:
+			if k := d.arr(minPageRef); k > 0 {
+				c.Pages = make([]pageRef, k)
+				for j := range c.Pages {
+					p := &c.Pages[j]
+					pn := d.fields(2)
+					for x := 0; x < pn && d.err == nil; x++ {
+						switch x {
+						case 0:
+							p.Addr = d.u64()
+						case 1:
+							h, isNil := d.raw()
+							if isNil {
+								p.Zero = true
+							} else if d.err == nil {
+								if len(h) != 32 {
+									d.fail("page hash of %d bytes", len(h))
+								}
+								copy(p.Hash[:], h)
+							}
+						default:
+							d.skip()
+						}
+					}
+				}
+			}
+		default:
+			d.skip()
+		}
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	if !validMachine(c.Machine) {
+		return nil, fmt.Errorf("%w: invalid machine id %q", errCodec, c.Machine)
+	}
+	return c, nil
+}
+
+// validJob reports whether id fits the key schema (0 <= id < 2^32).
+func validJob(id int) bool { return id >= 0 && uint64(id) <= math.MaxUint32 }
