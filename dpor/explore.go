@@ -67,6 +67,12 @@ type Options struct {
 	OnBranch func(*Branch) bool
 	// ShouldStop is polled after each interleaving (a time budget).
 	ShouldStop func() bool
+	// Checkpoint, when set, offers a stored machine state on the way to
+	// the end of prefix (the current branch's first choices): it returns
+	// the state after the first depth choices, or nil. A resumed explorer
+	// uses it to rebuild a node's snapshot without re-executing from the
+	// program's start (see Resume).
+	Checkpoint func(prefix []record.Choice) (depth int, s record.Snapshot)
 }
 
 // Branch is one completed interleaving. Its slices belong to the explorer
@@ -137,6 +143,8 @@ type Explorer struct {
 	nTrans    int
 	depthSum  int
 	lastDiv   int
+	budgeted  int  // branches that ran out of instructions
+	resumed   bool // Resume built the branch: Run starts by choosing the next one
 	lastStamp time.Duration
 	start     time.Time
 }
@@ -203,51 +211,64 @@ func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
 // KeepGoing), or a limit stops it.
 func (x *Explorer) Run() (*Result, error) {
 	res := &Result{}
-	if x.opt.ICB {
-		x.bound = 0
-	} else {
-		x.bound = UnlimitedBound
-	}
-	if done, _ := x.m.Ended(); done {
-		return nil, errors.New("the machine has already ended")
-	}
-	x.pushNode(0, false, 0)
-	x.est.Push(0)
-	x.lastStamp = x.opt.Now()
 	var pending record.TID // the tag to run at the deepest node
+	if x.resumed {
+		res.Executed, res.Transitions, res.Interleavings = x.executed, x.nTrans, x.branches
+		res.Estimate, res.Bound, res.Budgeted = x.est.Current(), x.bound, x.budgeted
+	} else {
+		if x.opt.ICB {
+			x.bound = 0
+		} else {
+			x.bound = UnlimitedBound
+		}
+		if done, _ := x.m.Ended(); done {
+			return nil, errors.New("the machine has already ended")
+		}
+		x.pushNode(0, false, 0)
+		x.est.Push(0)
+	}
+	x.lastStamp = x.opt.Now()
 	for {
-		br, err := x.runBranch(pending)
-		if err != nil {
-			return nil, err
+		if x.resumed {
+			x.resumed = false // the frontier's branch was counted by the run that stored it
+		} else {
+			br, err := x.runBranch(pending)
+			if err != nil {
+				return nil, err
+			}
+			if br.Budget {
+				x.budgeted++
+			}
+			res.Executed = x.executed
+			res.Transitions = x.nTrans
+			res.Interleavings = x.branches
+			res.Estimate = br.Estimate
+			res.Bound = x.bound
+			res.Budgeted = x.budgeted
+			keep := true
+			if x.opt.OnBranch != nil {
+				keep = x.opt.OnBranch(br)
+			}
+			if br.Bug != nil && res.Bug == nil {
+				res.Bug = br.Bug
+				res.BugBranch = copyBranch(br)
+			}
+			if br.Bug != nil && !x.opt.KeepGoing {
+				res.Stopped = "bug"
+				return res, nil
+			}
+			if !keep {
+				res.Stopped = "stopped"
+				return res, nil
+			}
 		}
-		res.Executed = x.executed
-		res.Transitions = x.nTrans
-		res.Interleavings = x.branches
-		res.Estimate = br.Estimate
-		res.Bound = x.bound
-		if br.Budget {
-			res.Budgeted++
-		}
-		keep := true
-		if x.opt.OnBranch != nil {
-			keep = x.opt.OnBranch(br)
-		}
-		if br.Bug != nil && res.Bug == nil {
-			res.Bug = br.Bug
-			res.BugBranch = copyBranch(br)
-		}
-		if br.Bug != nil && !x.opt.KeepGoing {
-			res.Stopped = "bug"
-			return res, nil
-		}
-		if !keep {
-			res.Stopped = "stopped"
-			return res, nil
-		}
-		d, q, ok := x.next()
-		if !ok {
+		// The limits are checked before a tag is taken, so that the
+		// explorer's state (Frontier) stays that of the last interleaving.
+		if !x.hasNext() {
 			if x.opt.ICB && x.dropped && x.bound < x.opt.MaxBound {
-				x.restart(x.bound + 1)
+				if err := x.restart(x.bound + 1); err != nil {
+					return nil, err
+				}
 				pending = 0
 				continue
 			}
@@ -266,14 +287,19 @@ func (x *Explorer) Run() (*Result, error) {
 			res.Stopped = "budget"
 			return res, nil
 		}
-		x.backtrack(d)
+		d, q := x.next()
+		if err := x.backtrack(d); err != nil {
+			return nil, err
+		}
 		pending = q
 	}
 }
 
 // restart begins a new ICB round with the given bound.
-func (x *Explorer) restart(bound int) {
-	x.backtrack(0)
+func (x *Explorer) restart(bound int) error {
+	if err := x.backtrack(0); err != nil {
+		return err
+	}
 	root := &x.nodes[0]
 	root.explored, root.tagged, root.chosen = nil, nil, 0
 	x.est = estimator.Path{}
@@ -289,23 +315,39 @@ func (x *Explorer) restart(bound int) {
 	} else {
 		root.tagged = append([]record.TID(nil), root.runnable...)
 	}
+	return nil
 }
 
-// next finds the deepest node with a tagged, unexplored child.
-func (x *Explorer) next() (int, record.TID, bool) {
+// hasNext reports whether some node has a tagged, unexplored child.
+func (x *Explorer) hasNext() bool {
+	for i := range x.nodes {
+		if len(x.nodes[i].tagged) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// next takes the first tag of the deepest node that has one (hasNext
+// must hold).
+func (x *Explorer) next() (int, record.TID) {
 	for d := len(x.nodes) - 1; d >= 0; d-- {
 		if n := &x.nodes[d]; len(n.tagged) > 0 {
 			q := n.tagged[0]
 			n.tagged = n.tagged[1:]
-			return d, q, true
+			return d, q
 		}
 	}
-	return 0, 0, false
+	panic("dpor: next without a tag")
 }
 
 // backtrack cuts the branch to node d and restores its snapshot.
-func (x *Explorer) backtrack(d int) {
+func (x *Explorer) backtrack(d int) error {
 	t0 := x.opt.Now()
+	snap, err := x.snapAt(d)
+	if err != nil {
+		return err
+	}
 	x.est.Backtrack(d)
 	for i := d + 1; i < len(x.nodes); i++ {
 		x.nodes[i] = node{} // drop the snapshots
@@ -315,10 +357,11 @@ func (x *Explorer) backtrack(d int) {
 	x.choices = x.choices[:d]
 	x.preempted = x.preempted[:d]
 	x.an.truncate(d)
-	x.m.Restore(x.nodes[d].snap)
+	x.m.Restore(snap)
 	x.lastDiv = d
 	x.lastStamp = x.opt.Now()
 	x.est.AddTime(x.lastStamp - t0)
+	return nil
 }
 
 // runBranch runs from the deepest node to the end, first choosing pending
@@ -473,8 +516,12 @@ func (x *Explorer) probe() error {
 	}
 	end := x.m.Snapshot() // the caller's OnBranch looks at the end state
 	defer x.m.Restore(end)
+	lastSnap, err := x.snapAt(n - 1)
+	if err != nil {
+		return err
+	}
 	for _, p := range others {
-		x.m.Restore(last.snap)
+		x.m.Restore(lastSnap)
 		for k := 0; k < maxProbe; k++ {
 			if done, _ := x.m.Ended(); done || !contains(x.m.Runnable(), p) {
 				break
@@ -615,4 +662,14 @@ func copyBranch(b *Branch) *Branch {
 
 // SnapshotAt is the machine's state at the PP before transition i of the
 // current branch (valid during OnBranch, for re-running a transition).
-func (x *Explorer) SnapshotAt(i int) record.Snapshot { return x.nodes[i].snap }
+func (x *Explorer) SnapshotAt(i int) (record.Snapshot, error) {
+	if x.nodes[i].snap != nil {
+		return x.nodes[i].snap, nil
+	}
+	end := x.m.Snapshot() // rebuilding moves the machine
+	defer x.m.Restore(end)
+	return x.snapAt(i)
+}
+
+// Estimate returns the estimates as of the last interleaving.
+func (x *Explorer) Estimate() estimator.Estimate { return x.est.Current() }

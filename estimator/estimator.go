@@ -118,3 +118,38 @@ func (p *Path) Backtrack(d int) {
 	n.doneTime += est
 	p.nodes = p.nodes[:d+1]
 }
+
+// State is a Path as plain data, to be stored and restored in another
+// process (the store's DPOR frontier).
+type State struct {
+	Nodes    []NodeState
+	Branches int
+	Elapsed  time.Duration
+}
+
+// NodeState is one node of a State.
+type NodeState struct {
+	Usecs    float64
+	Marked   int
+	DoneN    int
+	DoneProp float64
+	DoneTime float64
+}
+
+// State returns the path's state.
+func (p *Path) State() State {
+	s := State{Branches: p.branches, Elapsed: p.elapsed, Nodes: make([]NodeState, len(p.nodes))}
+	for i, n := range p.nodes {
+		s.Nodes[i] = NodeState{Usecs: n.usecs, Marked: n.marked, DoneN: n.doneN, DoneProp: n.doneProp, DoneTime: n.doneTime}
+	}
+	return s
+}
+
+// SetState replaces the path's state with s.
+func (p *Path) SetState(s State) {
+	p.branches, p.elapsed = s.Branches, s.Elapsed
+	p.nodes = make([]node, len(s.Nodes))
+	for i, n := range s.Nodes {
+		p.nodes[i] = node{usecs: n.Usecs, marked: n.Marked, doneN: n.DoneN, doneProp: n.DoneProp, doneTime: n.DoneTime}
+	}
+}

@@ -1,0 +1,199 @@
+package dpor
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"landslide/estimator"
+	"landslide/record"
+)
+
+// FrontierVersion is the version of the Frontier layout.
+const FrontierVersion = 1
+
+// Frontier is the explorer's state between two interleavings, as plain
+// data: enough for another process to continue the exploration exactly
+// where this one stood (Resume), given the same program and options.
+//
+// It holds the current branch (its choices and transitions, from which
+// the happens-before and conflict analysis is rebuilt without executing
+// anything), each node's explored and tagged threads, the counters, and
+// the estimator's path. Machine states are not part of it: a node's
+// snapshot is rebuilt, when backtracking first needs it, by re-executing
+// the branch's choices from the nearest earlier state available (the
+// program's start, or a stored checkpoint: Options.Checkpoint).
+type Frontier struct {
+	Version     int
+	Nodes       []FrontierNode
+	Choices     []record.Choice
+	Transitions []*record.Transition
+	// Counters (see Explorer).
+	Bound, Branches, Executed, Steps, DepthSum, LastDiv, Budgeted, Failing int
+	Dropped                                                                bool
+	Estimator                                                              estimator.State
+}
+
+// FrontierNode is one PP of the current branch.
+type FrontierNode struct {
+	Runnable  []record.TID
+	Prev      record.TID
+	Voluntary bool
+	Pre       int
+	Chosen    record.TID
+	Explored  []record.TID
+	Tagged    []record.TID
+}
+
+// Frontier returns the explorer's state. Call it from OnBranch (between
+// interleavings); the result shares nothing with the explorer.
+func (x *Explorer) Frontier() *Frontier {
+	f := &Frontier{
+		Version:     FrontierVersion,
+		Nodes:       make([]FrontierNode, len(x.nodes)),
+		Choices:     slices.Clone(x.choices),
+		Transitions: slices.Clone(x.trs),
+		Bound:       x.bound,
+		Branches:    x.branches,
+		Executed:    x.executed,
+		Steps:       x.nTrans,
+		DepthSum:    x.depthSum,
+		LastDiv:     x.lastDiv,
+		Budgeted:    x.budgeted,
+		Failing:     x.an.failing,
+		Dropped:     x.dropped,
+		Estimator:   x.est.State(),
+	}
+	for i := range x.nodes {
+		n := &x.nodes[i]
+		f.Nodes[i] = FrontierNode{Runnable: slices.Clone(n.runnable), Prev: n.prev, Voluntary: n.voluntary,
+			Pre: n.pre, Chosen: n.chosen, Explored: slices.Clone(n.explored), Tagged: slices.Clone(n.tagged)}
+	}
+	return f
+}
+
+// ErrFrontier reports a frontier that does not fit the program or is
+// malformed.
+var ErrFrontier = errors.New("invalid DPOR frontier")
+
+// validate checks the frontier's shape (it may come from a damaged store).
+func (f *Frontier) validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrFrontier, fmt.Sprintf(format, args...))
+	}
+	if f.Version != FrontierVersion {
+		return bad("version %d, this landslide reads %d", f.Version, FrontierVersion)
+	}
+	nt, nn := len(f.Transitions), len(f.Nodes)
+	if nn == 0 || len(f.Choices) != nt || (nn != nt && nn != nt+1) {
+		return bad("%d nodes, %d choices, %d transitions", nn, len(f.Choices), nt)
+	}
+	for i, t := range f.Transitions {
+		if t == nil || t.Thread != f.Choices[i].Thread {
+			return bad("transition %d does not match its choice", i)
+		}
+		if !slices.Contains(f.Nodes[i].Runnable, t.Thread) {
+			return bad("transition %d: thread %d was not runnable", i, t.Thread)
+		}
+	}
+	for i, n := range f.Nodes {
+		if !slices.IsSorted(n.Runnable) {
+			return bad("node %d: runnable threads out of order", i)
+		}
+		for _, q := range append(slices.Clone(n.Explored), n.Tagged...) {
+			if !slices.Contains(n.Runnable, q) {
+				return bad("node %d: thread %d explored or tagged but not runnable", i, q)
+			}
+		}
+		if n.Pre < 0 || (i > 0 && n.Pre < f.Nodes[i-1].Pre) {
+			return bad("node %d: preemption count %d", i, n.Pre)
+		}
+	}
+	if len(f.Estimator.Nodes) != nt+1 {
+		return bad("%d estimator nodes for %d transitions", len(f.Estimator.Nodes), nt)
+	}
+	if f.Failing < 0 || f.Failing >= max(nt, 1) || f.LastDiv < 0 || f.LastDiv > nt ||
+		f.Branches < 0 || f.Executed < f.Branches || f.Budgeted < 0 || f.Bound < 0 {
+		return bad("counters out of range")
+	}
+	return nil
+}
+
+// Resume returns an explorer that continues from f. m must be at the
+// program's start, built from the same program with the same options as
+// the explorer f came from; opt should be those options too (its limits
+// may differ: MaxInterleavings counts all interleavings, f's included).
+// Run then goes on with the interleaving after the last one f counted.
+// Nothing is executed until a snapshot is needed; re-execution checks
+// every transition against f's, so a different program is an error, not
+// a wrong result.
+func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	if done, _ := m.Ended(); done {
+		return nil, errors.New("the machine has already ended")
+	}
+	if got := m.Runnable(); !slices.Equal(got, f.Nodes[0].Runnable) {
+		return nil, fmt.Errorf("%w: at the program's start threads %v can run, the frontier says %v (another program?)", ErrFrontier, got, f.Nodes[0].Runnable)
+	}
+	x := New(m, opt)
+	x.resumed = true
+	x.bound, x.branches, x.executed, x.nTrans = f.Bound, f.Branches, f.Executed, f.Steps
+	x.depthSum, x.lastDiv, x.budgeted, x.dropped = f.DepthSum, f.LastDiv, f.Budgeted, f.Dropped
+	x.est.SetState(f.Estimator)
+	x.nodes = make([]node, len(f.Nodes))
+	for i, n := range f.Nodes {
+		x.nodes[i] = node{runnable: slices.Clone(n.Runnable), prev: n.Prev, voluntary: n.Voluntary, pre: n.Pre,
+			chosen: n.Chosen, explored: slices.Clone(n.Explored), tagged: slices.Clone(n.Tagged)}
+	}
+	x.nodes[0].snap = m.Snapshot()
+	x.trs = slices.Clone(f.Transitions)
+	x.choices = slices.Clone(f.Choices)
+	x.preempted = make([]bool, len(x.trs))
+	for i, tr := range x.trs {
+		x.preempted[i] = x.nodes[i].cost(tr.Thread) > 0
+		x.an.add(tr, x.nodes[i].runnable)
+		if i+1 < len(x.nodes) {
+			x.an.after(x.nodes[i+1].runnable)
+		}
+	}
+	x.an.failing = f.Failing
+	return x, nil
+}
+
+// snapAt returns node i's snapshot, rebuilding it if needed (after
+// Resume) by re-executing the branch's choices from the nearest earlier
+// node that has one, or from a checkpoint (Options.Checkpoint). It leaves
+// the machine in node i's state.
+func (x *Explorer) snapAt(i int) (record.Snapshot, error) {
+	if s := x.nodes[i].snap; s != nil {
+		return s, nil
+	}
+	k := i
+	for x.nodes[k].snap == nil {
+		k--
+	}
+	start := x.nodes[k].snap
+	if x.opt.Checkpoint != nil {
+		if d, s := x.opt.Checkpoint(x.choices[:i]); s != nil && d > k && d <= i {
+			k, start = d, s
+			x.nodes[k].snap = s
+		}
+	}
+	x.m.Restore(start)
+	for j := k; j < i; j++ {
+		tr, err := x.m.Step(x.choices[j])
+		if err != nil && !errors.Is(err, record.ErrBudget) {
+			return nil, fmt.Errorf("dpor: re-executing transition %d: %w", j, err)
+		}
+		if record.Hash([]*record.Transition{tr}) != record.Hash(x.trs[j:j+1]) {
+			return nil, fmt.Errorf("%w: re-executing transition %d (thread %d) gave a different transition: the program or options differ from the stored exploration's", ErrFrontier, j, x.choices[j].Thread)
+		}
+		if got := x.m.Runnable(); !slices.Equal(got, x.nodes[j+1].runnable) {
+			return nil, fmt.Errorf("%w: after transition %d threads %v can run, the frontier says %v", ErrFrontier, j, got, x.nodes[j+1].runnable)
+		}
+		x.nodes[j+1].snap = x.m.Snapshot()
+	}
+	return x.nodes[i].snap, nil
+}

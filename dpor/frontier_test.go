@@ -1,0 +1,141 @@
+package dpor
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"landslide/record"
+)
+
+// interrupted explores prog, stopping after each interleaving whose
+// number is in stops, and continues each time from the frontier in a
+// fresh machine (as `landslide resume` does in a new process). It returns
+// the schedules in order and the last result.
+func interrupted(t *testing.T, prog [][]op, opt Options, stops []int, withCheckpoints bool) ([]string, *Result) {
+	t.Helper()
+	var schedules []string
+	var fr *Frontier
+	stopAt := map[int]bool{}
+	for _, s := range stops {
+		stopAt[s] = true
+	}
+	opt.KeepGoing = true
+	for round := 0; ; round++ {
+		m := newModel(prog...)
+		o := opt
+		o.OnBranch = func(b *Branch) bool {
+			schedules = append(schedules, schedString(b.Choices))
+			if stopAt[b.N] {
+				delete(stopAt, b.N)
+				return false
+			}
+			return true
+		}
+		var x *Explorer
+		if fr == nil {
+			x = New(m, o)
+		} else {
+			if withCheckpoints {
+				// A "stored" state after every second choice: the
+				// prefix replayed on another fresh model.
+				o.Checkpoint = func(prefix []record.Choice) (int, record.Snapshot) {
+					d := len(prefix) &^ 1
+					c := newModel(prog...)
+					for _, ch := range prefix[:d] {
+						if _, err := c.Step(ch); err != nil {
+							t.Fatalf("checkpoint replay: %v", err)
+						}
+					}
+					return d, c.Snapshot()
+				}
+			}
+			var err error
+			if x, err = Resume(m, o, fr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := x.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stopped != "stopped" {
+			return schedules, res
+		}
+		fr = x.Frontier()
+		if round > len(stops) {
+			t.Fatal("more rounds than stops")
+		}
+	}
+}
+
+// TestResumeEqualsUninterrupted: stopping after random interleavings and
+// resuming from the frontier in a fresh machine explores exactly the
+// interleavings of an uninterrupted run, in the same order, with the same
+// result: plain DPOR, without sleep sets, ICB to the maximal bound, and
+// full enumeration; with and without checkpoints.
+func TestResumeEqualsUninterrupted(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	modes := []Options{{}, {NoSleepSets: true}, {ICB: true, MaxBound: UnlimitedBound}, {Mode: Full}}
+	resumed := 0
+	for n := 0; n < 60; n++ {
+		prog := randomProgram(r)
+		opt := modes[n%len(modes)]
+		want, wantRes := interrupted(t, prog, opt, nil, false)
+		if len(want) < 3 {
+			continue
+		}
+		var stops []int
+		for i := 1; i < len(want); i++ {
+			if r.IntN(3) == 0 {
+				stops = append(stops, i)
+			}
+		}
+		got, gotRes := interrupted(t, prog, opt, stops, n%2 == 0)
+		resumed += len(stops)
+		if !slices.Equal(got, want) {
+			t.Fatalf("program %d (%+v), stops %v:\nresumed   %v\nuninterrupted %v", n, opt, stops, got, want)
+		}
+		if gotRes.Interleavings != wantRes.Interleavings || gotRes.Executed != wantRes.Executed ||
+			gotRes.Transitions != wantRes.Transitions || gotRes.Complete != wantRes.Complete ||
+			gotRes.Estimate.Size != wantRes.Estimate.Size || gotRes.Estimate.Proportion != wantRes.Estimate.Proportion {
+			t.Fatalf("program %d: resumed result %+v, uninterrupted %+v", n, gotRes, wantRes)
+		}
+	}
+	if resumed < 100 {
+		t.Fatalf("only %d resumptions exercised", resumed)
+	}
+}
+
+// TestResumeRejectsOtherProgram: a frontier resumed on a different
+// program fails with ErrFrontier when re-execution diverges, instead of
+// exploring something else.
+func TestResumeRejectsOtherProgram(t *testing.T) {
+	a := [][]op{{{kind: opLoad}, {kind: opInc}, {kind: opStore}}, {{kind: opLoad}, {kind: opInc}, {kind: opStore}}}
+	b := [][]op{{{kind: opLoad}, {kind: opInc}, {kind: opStore}}, {{kind: opLoad, v: 1}, {kind: opInc}, {kind: opStore, v: 1}}}
+	var fr *Frontier
+	var x *Explorer
+	x = New(newModel(a...), Options{OnBranch: func(b *Branch) bool { fr = x.Frontier(); return b.N < 2 }})
+	if _, err := x.Run(); err != nil {
+		t.Fatal(err)
+	}
+	y, err := Resume(newModel(b...), Options{}, fr)
+	if err != nil {
+		t.Fatal(err) // same shape: only re-execution can tell
+	}
+	if _, err := y.Run(); !errors.Is(err, ErrFrontier) {
+		t.Fatalf("resuming on another program: %v, want ErrFrontier", err)
+	}
+	bad := *fr
+	bad.Version = 99
+	if _, err := Resume(newModel(a...), Options{}, &bad); !errors.Is(err, ErrFrontier) {
+		t.Fatalf("version 99: %v", err)
+	}
+	bad = *fr
+	bad.Nodes = append([]FrontierNode(nil), fr.Nodes...)
+	bad.Nodes[0].Tagged = []record.TID{9}
+	if _, err := Resume(newModel(a...), Options{}, &bad); !errors.Is(err, ErrFrontier) {
+		t.Fatalf("tag of a thread that cannot run: %v", err)
+	}
+}

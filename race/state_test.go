@@ -1,0 +1,56 @@
+package race
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestStateResume: an analyzer rebuilt from another's State halfway
+// through reports exactly what the uninterrupted one reports, branch by
+// branch and at the end, in both modes.
+func TestStateResume(t *testing.T) {
+	for _, mode := range []Mode{Limited, Pure} {
+		for seed := range uint64(40) {
+			gen := func() (*rand.Rand, *Analyzer) { return rand.New(rand.NewPCG(seed, 11)), New(mode, Options{}) }
+			r1, whole := gen()
+			r2, first := gen()
+			var a, b string
+			cut := 1 + int(seed%6)
+			var second *Analyzer
+			for br := range 8 {
+				tr1, p1 := genBranch(r1, genOpt{})
+				tr2, p2 := genBranch(r2, genOpt{})
+				for _, c := range whole.Branch(tr1, p1) {
+					a += fmt.Sprintf("%d %+v\n", br, *c)
+				}
+				cur := first
+				if br >= cut {
+					if second == nil {
+						second = New(mode, Options{})
+						if err := second.SetState(first.State()); err != nil {
+							t.Fatal(err)
+						}
+					}
+					cur = second
+				}
+				for _, c := range cur.Branch(tr2, p2) {
+					b += fmt.Sprintf("%d %+v\n", br, *c)
+				}
+			}
+			for _, c := range whole.Candidates() {
+				a += fmt.Sprintf("end %+v\n", *c)
+			}
+			for _, c := range second.Candidates() {
+				b += fmt.Sprintf("end %+v\n", *c)
+			}
+			if a != b {
+				t.Fatalf("%v seed %d, resumed after %d branches:\n%s\nuninterrupted:\n%s", mode, seed, cut, b, a)
+			}
+		}
+	}
+	bad := New(Limited, Options{})
+	if err := bad.SetState(State{Branches: 1, Candidates: []CandidateState{{Candidate: Candidate{Count: 1, Branch: 3}}}}); err == nil {
+		t.Error("a candidate first seen after the last branch was accepted")
+	}
+}
