@@ -465,6 +465,7 @@ func (k *Kernel) Restore(s record.Snapshot) {
 	k.mem.Restore(sn.mem)
 	k.cpu.X, k.cpu.PC, k.cpu.Instret = sn.regs, sn.pc, sn.instret
 	k.cpu.ClearReservation()
+	k.cpu.CancelResume() // a step cut short by a limit may have left it set
 	k.st = sn.st.clone()
 	k.tr = nil
 }

@@ -145,6 +145,10 @@ func (c *CPU) ClearReservation() { c.resValid = false }
 // if a breakpoint sits on it.
 func (c *CPU) ResumeFromBreakpoint() { c.resume = true }
 
+// CancelResume undoes ResumeFromBreakpoint (a restored state decides
+// afresh whether the next Run starts on a breakpoint).
+func (c *CPU) CancelResume() { c.resume = false }
+
 // SetBreakpoint makes Run stop before executing the instruction at pc.
 // Breakpoints are never removed: the kernel decides what a hit means.
 func (c *CPU) SetBreakpoint(pc uint64) {
