@@ -18,7 +18,16 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LANDSLIDE_TEST_AS_MAIN") == "1" {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// Explorations record themselves in the store: keep the tests' out
+	// of the source tree.
+	dir, err := os.MkdirTemp("", "landslide-cli-test-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("LANDSLIDE_STORE", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 func runCLI(args ...string) (code int, stdout, stderr string) {

@@ -11,26 +11,27 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"landslide/dpor"
 	"landslide/job"
 	"landslide/race"
 	"landslide/report"
+	"landslide/store"
 )
 
 type exploreFlags struct {
 	ppFlags
+	output         outputFlags
+	persist        persistFlags
 	hb             string
 	bound          int
 	noSleep        bool
 	full           bool
 	budget         time.Duration
 	maxInterleave  int
-	traceDir       string
-	json           bool
-	interval       time.Duration
 	testingMutexes bool
-	quiet          bool
+	noStore        bool
 }
 
 // DefaultBudget is explore's time budget when --budget is not given.
@@ -69,11 +70,10 @@ Progress (interleavings, estimated % explored, ETA) goes to stderr every
 	fl.BoolVar(&f.full, "full", false, "no reduction: every runnable thread at every PP (brute force)")
 	fl.DurationVar(&f.budget, "budget", DefaultBudget, "time budget (e.g. 30s, 10m, 2h)")
 	fl.IntVar(&f.maxInterleave, "max-interleavings", 0, "stop after this many interleavings (0: no limit)")
-	fl.StringVar(&f.traceDir, "trace-dir", ".", "directory for bug reports")
-	fl.BoolVar(&f.json, "json", false, "print one JSON document on stdout instead of text")
-	fl.DurationVar(&f.interval, "interval", 10*time.Second, "progress report interval")
 	fl.BoolVar(&f.testingMutexes, "testing-mutexes", false, "treat accesses inside the mutex implementation as unprotected (default: on for mutex_test programs)")
-	fl.BoolVar(&f.quiet, "quiet", false, "no progress reports")
+	fl.BoolVar(&f.noStore, "no-store", false, "do not record the exploration in the store (it cannot be resumed, replayed or re-analysed)")
+	f.output.register(fl)
+	f.persist.register(fl)
 	return cmd
 }
 
@@ -91,14 +91,14 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	if f.bound < -1 {
 		return usageErr("--preemption-bound must be -1 (off) or at least 0")
 	}
-	if f.budget <= 0 || f.maxInterleave < 0 || f.interval <= 0 {
+	if f.budget <= 0 || f.maxInterleave < 0 || f.output.interval <= 0 {
 		return usageErr("--budget and --interval must be positive, --max-interleavings at least 0")
 	}
 	data, err := loadELF(path)
 	if err != nil {
 		return err
 	}
-	if err := checkDir(f.traceDir); err != nil {
+	if err := checkDir(f.output.traceDir); err != nil {
 		return usageErr("--trace-dir: %v", err)
 	}
 	kcfg, err := f.ppFlags.config(data, cmd.Flags().Changed("pp"))
@@ -117,22 +117,60 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	if f.bound >= 0 {
 		opt.ICB, opt.MaxBound = true, f.bound
 	}
-	stderr := cmd.ErrOrStderr()
 	cfg := job.Config{
 		Program: path, Image: data, Kernel: kcfg, PreemptEverywhere: f.everywhere,
-		DPOR: opt, HB: mode, TestingMutexes: testing, Budget: f.budget, ProgressEvery: f.interval,
+		DPOR: opt, HB: mode, TestingMutexes: testing, Budget: f.budget, ProgressEvery: f.output.interval,
+		Progress: f.output.progress(cmd.ErrOrStderr()),
 	}
-	if !f.quiet {
-		cfg.Progress = func(p job.Progress) {
-			if !p.Final {
-				fmt.Fprintf(stderr, "explore: %s\n", progressLine(p))
-			}
+	var run *store.Run
+	dir := ""
+	if !f.noStore {
+		st, r, err := newStoredRun(cmd, "explore", path, data, &cfg, f.output.quiet)
+		if err != nil {
+			return err
 		}
+		defer st.Close()
+		run, dir = r, st.Dir()
+		cfg.Persist = f.persist.persist(st, run)
 	}
 	res, err := job.Run(cfg)
 	if err != nil {
-		return usageErr("%s: %v", path, err)
+		return jobErr(path, err)
 	}
+	return reportExplore(cmd, path, &f.output, res, run, dir)
+}
+
+// outputFlags are how explore and resume report.
+type outputFlags struct {
+	traceDir string
+	json     bool
+	interval time.Duration
+	quiet    bool
+}
+
+func (o *outputFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&o.traceDir, "trace-dir", ".", "directory for bug reports")
+	fl.BoolVar(&o.json, "json", false, "print one JSON document on stdout instead of text")
+	fl.DurationVar(&o.interval, "interval", 10*time.Second, "progress report interval")
+	fl.BoolVar(&o.quiet, "quiet", false, "no progress reports")
+}
+
+// progress returns the progress callback the flags ask for.
+func (o *outputFlags) progress(stderr io.Writer) func(job.Progress) {
+	if o.quiet {
+		return nil
+	}
+	return func(p job.Progress) {
+		if !p.Final {
+			fmt.Fprintf(stderr, "explore: %s\n", progressLine(p))
+		}
+	}
+}
+
+// reportExplore prints a job's result and returns its exit code; run is
+// the stored run (nil with --no-store) in the store at dir.
+func reportExplore(cmd *cobra.Command, path string, f *outputFlags, res *job.Result, run *store.Run, dir string) error {
+	stderr := cmd.ErrOrStderr()
 	code := ExitOK
 	switch {
 	case res.Bug != nil:
@@ -150,7 +188,7 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 		}
 	}
 	if f.json {
-		if err := writeExploreJSON(cmd.OutOrStdout(), path, code, res, files); err != nil {
+		if err := writeExploreJSON(cmd.OutOrStdout(), path, code, res, files, run); err != nil {
 			return err
 		}
 		return &exitError{code: code}
@@ -177,6 +215,10 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 		fmt.Fprintf(out, "Not verified: %s after %d interleavings; %s.\n", stopReason(res), res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
 	}
 	writeRaces(out, res)
+	if run != nil {
+		fmt.Fprintf(out, "Stored as run %s in %s (landslide show %s; landslide replay %s for a bug; landslide races %s).\n",
+			run.ID, dir, run.ID, run.ID, run.ID)
+	}
 	return &exitError{code: code}
 }
 
@@ -218,7 +260,7 @@ func writeRaces(w io.Writer, res *job.Result) {
 	}
 	fmt.Fprintf(w, "Data-race candidates (%d):\n", len(res.Races))
 	for _, r := range res.Races {
-		fmt.Fprintf(w, "  %s\n", raceLine(r))
+		fmt.Fprintf(w, "  %s\n", raceLine(r.Candidate))
 		for i, st := range [][]report.Frame{r.StackA, r.StackB} {
 			side := []string{"A", "B"}[i]
 			for k, fr := range st {
@@ -232,7 +274,7 @@ func writeRaces(w io.Writer, res *job.Result) {
 	}
 }
 
-func raceLine(r *job.RaceReport) string {
+func raceLine(r *race.Candidate) string {
 	var tags []string
 	if r.BothOrder {
 		tags = append(tags, "both-order")
@@ -305,6 +347,7 @@ func writeTraces(dir, program string, t *report.Trace) ([]string, error) {
 
 type exploreJSON struct {
 	Program       string        `json:"program"`
+	Run           string        `json:"run,omitempty"`
 	Result        string        `json:"result"`
 	ExitCode      int           `json:"exit_code"`
 	Interleavings int           `json:"interleavings"`
@@ -343,7 +386,7 @@ type sideJSON struct {
 	Atomic bool   `json:"atomic"`
 }
 
-func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files []string) error {
+func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files []string, run *store.Run) error {
 	finite := func(v float64) float64 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0
@@ -363,6 +406,9 @@ func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files
 	}
 	if code == ExitOK {
 		doc.Result = "verified"
+	}
+	if run != nil {
+		doc.Run = run.ID
 	}
 	for _, r := range res.Races {
 		side := func(s race.Side) sideJSON {

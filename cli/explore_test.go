@@ -487,10 +487,10 @@ func TestExploreProgress(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
 	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
-	if errOut == "" || len(lines) == 0 {
-		t.Fatal("no progress line on stderr")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "landslide: run ") {
+		t.Fatalf("stderr does not start with the stored run's ID and then progress: %q", errOut)
 	}
-	for _, l := range lines {
+	for _, l := range lines[1:] {
 		if !strings.HasPrefix(l, "explore: ") || !strings.Contains(l, " interleavings") || !strings.Contains(l, "ETA ") {
 			t.Errorf("stderr line %q is not a progress line with interleavings and ETA", l)
 		}
@@ -514,6 +514,7 @@ func TestExploreDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		delete(docs[i], "elapsed_seconds")
+		delete(docs[i], "run") // each run is stored under its own ID
 	}
 	for _, k := range []string{"interleavings", "races", "pp_set"} {
 		if _, ok := docs[0][k]; !ok {

@@ -50,7 +50,9 @@ interleavings, and reports each failing interleaving with a readable trace.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newExploreCmd(), newCCCmd())
+	root.PersistentFlags().String("store", DefaultStore, "the workspace store directory (also $LANDSLIDE_STORE)")
+	root.AddCommand(newRunCmd(), newExploreCmd(), newCCCmd(), newResumeCmd(), newReplayCmd(), newRacesCmd(),
+		newLsCmd(), newShowCmd(), newBugsCmd(), newExportCmd(), newImportCmd())
 	return root
 }
 

@@ -18,6 +18,7 @@ import (
 	"landslide/record"
 	"landslide/report"
 	"landslide/schedule"
+	"landslide/store"
 )
 
 // Config describes a job.
@@ -46,6 +47,8 @@ type Config struct {
 	// one. It decides only budgets, progress and estimates, never what is
 	// explored.
 	Now func() time.Duration
+	// Persist, when set, keeps the job in a store (see Persist).
+	Persist *Persist
 }
 
 // Progress is a progress report.
@@ -68,6 +71,8 @@ type Result struct {
 	// PPSet describes the PP set in words.
 	PPSet []string
 	Syms  *elfsym.Symbols
+	// Store sums what the job's commits wrote (with Config.Persist).
+	Store store.CommitStats
 }
 
 // RaceReport is a data-race candidate with both accesses' stacks.
@@ -81,6 +86,18 @@ func Run(cfg Config) (*Result, error) {
 	if cfg.HB == 0 {
 		cfg.HB = race.Limited
 	}
+	k, err := Machine(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	j := &runner{cfg: cfg, k: k, syms: k.Symbols(), an: race.New(cfg.HB, race.Options{TestingMutexes: cfg.TestingMutexes})}
+	return j.run()
+}
+
+// Machine builds the job's machine at the program's start. For
+// PreemptEverywhere it first fills cfg.Kernel.DataRacePCs with every
+// shared access.
+func Machine(cfg *Config) (*kernel.Kernel, error) {
 	if cfg.PreemptEverywhere && len(cfg.Kernel.DataRacePCs) == 0 {
 		pcs, err := kernel.SharedAccessPCs(cfg.Image)
 		if err != nil {
@@ -91,12 +108,7 @@ func Run(cfg Config) (*Result, error) {
 			cfg.Kernel.MaxPPs = kernel.TooDeepPreemptEverywhere
 		}
 	}
-	k, err := kernel.New(cfg.Image, cfg.Kernel)
-	if err != nil {
-		return nil, err
-	}
-	j := &runner{cfg: cfg, k: k, syms: k.Symbols(), an: race.New(cfg.HB, race.Options{TestingMutexes: cfg.TestingMutexes})}
-	return j.run()
+	return kernel.New(cfg.Image, cfg.Kernel)
 }
 
 type runner struct {
@@ -108,26 +120,48 @@ type runner struct {
 	stacks   map[[2]uint64][2][]uint64
 	races    int
 	lastProg time.Duration
+	now      func() time.Duration
 }
 
 func (j *runner) run() (*Result, error) {
 	cfg := j.cfg
-	now := cfg.Now
-	if now == nil {
-		start := time.Now()
-		now = func() time.Duration { return time.Since(start) }
+	j.stacks = map[[2]uint64][2][]uint64{}
+	var ps *persister
+	var fr *dpor.Frontier
+	var before time.Duration // spent by the runs this one resumes
+	if cfg.Persist != nil {
+		ps = newPersister(cfg.Persist, j)
+		if cfg.Persist.Resume {
+			var err error
+			if fr, before, err = ps.load(); err != nil {
+				return nil, err
+			}
+		}
 	}
+	j.now = cfg.Now
+	if j.now == nil {
+		start := time.Now()
+		j.now = func() time.Duration { return before + time.Since(start) }
+	}
+	now := j.now
 	every := cfg.ProgressEvery
 	if every == 0 {
 		every = 10 * time.Second
 	}
-	j.stacks = map[[2]uint64][2][]uint64{}
+	j.lastProg = now()
 	opt := cfg.DPOR
 	opt.Now = now
 	opt.ShouldStop = func() bool { return cfg.Budget > 0 && now() >= cfg.Budget }
 	opt.OnBranch = func(b *dpor.Branch) bool {
-		for _, c := range j.an.Branch(b.Transitions, b.NewPairs) {
+		changed := j.an.Branch(b.Transitions, b.NewPairs)
+		for _, c := range changed {
 			j.captureStacks(c)
+		}
+		if ps != nil {
+			ps.branch(b, changed)
+			if ps.err != nil {
+				return false
+			}
 		}
 		if cfg.Progress != nil && now()-j.lastProg >= every {
 			j.lastProg = now()
@@ -135,10 +169,21 @@ func (j *runner) run() (*Result, error) {
 		}
 		return true
 	}
-	j.x = dpor.New(j.k, opt)
+	if fr != nil {
+		opt.Checkpoint = ps.checkpoint
+		var err error
+		if j.x, err = dpor.Resume(j.k, opt, fr); err != nil {
+			return nil, err
+		}
+	} else {
+		j.x = dpor.New(j.k, opt)
+	}
 	res, err := j.x.Run()
 	if err != nil {
 		return nil, err
+	}
+	if ps != nil && ps.err != nil {
+		return nil, fmt.Errorf("store: %w", ps.err)
 	}
 	out := &Result{Result: res, Elapsed: now(), PPSet: DescribePPs(j.k, cfg), Syms: j.syms}
 	out.Verified = res.Complete && res.Bug == nil
@@ -148,6 +193,12 @@ func (j *runner) run() (*Result, error) {
 	}
 	if res.BugBranch != nil {
 		out.Trace = j.trace(res, out)
+	}
+	if ps != nil {
+		if err := ps.finish(out); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		out.Store = ps.stats
 	}
 	if cfg.Progress != nil {
 		cfg.Progress(Progress{Interleavings: res.Executed, Estimate: res.Estimate, Races: len(out.Races), Final: true})
@@ -166,7 +217,9 @@ func (j *runner) captureStacks(c *race.Candidate) {
 	end := j.k.Snapshot()
 	var st [2][]uint64
 	for i, s := range []race.Side{c.A, c.B} {
-		st[i] = j.k.AccessStack(j.x.SnapshotAt(s.Tr), s.Thread, s.PC)
+		if snap, err := j.x.SnapshotAt(s.Tr); err == nil {
+			st[i] = j.k.AccessStack(snap, s.Thread, s.PC)
+		}
 		if st[i] == nil {
 			st[i] = []uint64{s.PC}
 		}
@@ -203,39 +256,52 @@ func DescribePPs(k *kernel.Kernel, cfg Config) []string {
 // trace builds the report of the failing branch.
 func (j *runner) trace(res *dpor.Result, out *Result) *report.Trace {
 	b := res.BugBranch
+	return NewTrace(j.cfg, j.syms, out.PPSet, out.Races, b.Bug, b.Transitions, b.Choices, b.Preempted, res.Executed, b.Estimate)
+}
+
+// NewTrace builds the readable report of a failing interleaving: its
+// transitions (the last one failed with bug), the choices that replay it
+// and which transitions began with a preemption, with the job's PP set
+// and race candidates (for data-race PPs).
+func NewTrace(cfg Config, syms *elfsym.Symbols, ppset []string, races []*RaceReport, bug *record.Bug,
+	trs []*record.Transition, choices []record.Choice, preempted []bool, interleavings int, est estimator.Estimate) *report.Trace {
 	t := &report.Trace{
-		Program:       j.cfg.Program,
-		PPSet:         out.PPSet,
-		Bug:           report.NewBug(b.Bug, j.syms),
-		Interleavings: res.Executed,
-		EstimatedSize: b.Estimate.Size,
-		Coverage:      b.Estimate.Proportion,
-		Preemptions:   b.Preemptions,
-		Replay:        ReplayCommand(j.cfg, b.Choices),
+		Program:       cfg.Program,
+		PPSet:         ppset,
+		Bug:           report.NewBug(bug, syms),
+		Interleavings: interleavings,
+		EstimatedSize: est.Size,
+		Coverage:      est.Proportion,
+		Replay:        ReplayCommand(cfg, choices),
+	}
+	for _, p := range preempted {
+		if p {
+			t.Preemptions++
+		}
 	}
 	byPC := map[uint64]*RaceReport{}
-	for _, r := range out.Races {
+	for _, r := range races {
 		for _, pc := range []uint64{r.A.PC, r.B.PC} {
 			if _, ok := byPC[pc]; !ok {
 				byPC[pc] = r
 			}
 		}
 	}
-	for i, tr := range b.Transitions {
+	for i, tr := range trs {
 		s := report.Step{
 			Index:     i,
 			Thread:    int32(tr.Thread),
-			Preempted: i < len(b.Preempted) && b.Preempted[i],
+			Preempted: i < len(preempted) && preempted[i],
 			PP:        report.PPLabel(tr.PP),
 			PPKind:    tr.PP.Kind.String(),
-			Stack:     report.Frames(j.syms, tr.Stack),
-			Failure:   i == len(b.Transitions)-1,
+			Stack:     report.Frames(syms, tr.Stack),
+			Failure:   i == len(trs)-1,
 		}
 		for _, e := range tr.Sync {
 			s.Events = append(s.Events, report.SyncEventText(e))
 		}
 		if tr.PP.Kind == record.PPDataRace {
-			s.Race = j.racePair(tr.PP.PC, byPC[tr.PP.PC])
+			s.Race = racePair(syms, tr.PP.PC, byPC[tr.PP.PC])
 		}
 		t.Steps = append(t.Steps, s)
 	}
@@ -244,8 +310,8 @@ func (j *runner) trace(res *dpor.Result, out *Result) *report.Trace {
 }
 
 // racePair describes the race behind a data-race PP at pc.
-func (j *runner) racePair(pc uint64, r *RaceReport) *report.RacePair {
-	here := report.Frames(j.syms, []uint64{pc})[0]
+func racePair(syms *elfsym.Symbols, pc uint64, r *RaceReport) *report.RacePair {
+	here := report.Frames(syms, []uint64{pc})[0]
 	if r == nil {
 		return &report.RacePair{Access: here, Text: "configured data-race PP (no race candidate with this instruction was seen in this state space)"}
 	}
@@ -253,7 +319,7 @@ func (j *runner) racePair(pc uint64, r *RaceReport) *report.RacePair {
 	if r.B.PC == pc && r.A.PC != pc {
 		other, otherT, otherW = r.A, r.A.Thread, r.A.Write
 	}
-	of := report.Frames(j.syms, []uint64{other.PC})[0]
+	of := report.Frames(syms, []uint64{other.PC})[0]
 	kind := "read"
 	if otherW {
 		kind = "write"

@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"landslide/race"
+	"landslide/record"
+	"landslide/replay"
+	"landslide/report"
+	"landslide/store"
+)
+
+// findTrace resolves RUN[/JOB[/TRACE]] (or a bug's signature prefix) to a
+// stored trace.
+func findTrace(st *store.Store, ref string) (*store.Run, *store.TraceRecord, error) {
+	parts := strings.Split(ref, "/")
+	if len(parts) > 3 {
+		return nil, nil, fmt.Errorf("%q: want RUN, RUN/JOB or RUN/JOB/TRACE", ref)
+	}
+	run, err := st.Run(parts[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	nums := []int{0, 0}
+	for i, p := range parts[1:] {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			return nil, nil, fmt.Errorf("%q: %q is not a job or trace number", ref, p)
+		}
+		nums[i] = n
+	}
+	trs, err := st.Traces(run.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range trs {
+		if (nums[0] == 0 || t.Job == nums[0]) && (nums[1] == 0 || t.ID == nums[1]) {
+			return run, t, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("run %s has no stored trace %s (only bugs' traces are stored)", run.ID, ref)
+}
+
+func newReplayCmd() *cobra.Command {
+	var format string
+	var step, fromStart bool
+	cmd := &cobra.Command{
+		Use:   "replay RUN[/JOB[/TRACE]]",
+		Short: "Re-execute a stored bug trace, check it reproduces, and show its report",
+		Long: `Replay re-executes a stored trace (a bug found by explore) from the nearest
+stored checkpoint on its prefix (or, with --from-start, from the program's
+start), checks that every transition is bit-identical to the stored one,
+and prints the bug report as text, HTML or JSON. --step prints each
+transition as it is re-executed. Exit 1 when the trace reproduces its bug,
+2 when it does not reproduce (or on input errors).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "html" && format != "json" {
+				return usageErr("--format: want text, html or json, not %q", format)
+			}
+			st, err := openStore(cmd, true)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			run, tr, err := findTrace(st, args[0])
+			if err != nil {
+				return storeErr(st.Dir(), err)
+			}
+			out := cmd.OutOrStdout()
+			opt := replay.Options{FromStart: fromStart}
+			if step {
+				opt.Step = func(i int, t *record.Transition) {
+					fmt.Fprintf(out, "#%d thread %d -> %s (%d instructions, %d shared accesses)\n",
+						i, t.Thread, report.PPLabel(t.PP), t.Instructions, len(t.Accesses))
+				}
+			}
+			res, err := replay.Trace(st, run, tr, opt)
+			if err != nil {
+				return usageErr("replaying run %s trace %d: %v", run.ID, tr.ID, err)
+			}
+			from := "the program's start"
+			if res.From > 0 {
+				from = fmt.Sprintf("the checkpoint at PP %d", res.From)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "landslide: replayed %d transitions from %s: identical to the stored trace\n", len(res.Transitions)-res.From, from)
+			if res.Report == nil {
+				fmt.Fprintln(out, "The trace ends without a bug.")
+				return nil
+			}
+			var w func(io.Writer) error
+			switch format {
+			case "html":
+				w = res.Report.WriteHTML
+			case "json":
+				w = res.Report.WriteJSON
+			default:
+				w = res.Report.WriteText
+			}
+			if err := w(out); err != nil {
+				return err
+			}
+			return &exitError{code: ExitBug}
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "report format: text, html or json")
+	cmd.Flags().BoolVar(&step, "step", false, "print each transition as it is re-executed")
+	cmd.Flags().BoolVar(&fromStart, "from-start", false, "re-execute from the program's start, not from the nearest checkpoint")
+	return cmd
+}
+
+func newRacesCmd() *cobra.Command {
+	var hb string
+	var jobID int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "races RUN",
+		Short: "Re-run data-race analysis offline over a run's stored interleavings",
+		Long: `Races re-analyses every stored interleaving of one job of a run with the
+chosen happens-before mode (--hb limited or pure), without executing the
+program, and prints the data-race candidates with their classification
+(both-order or single-order, first interleaving or nondeterministic,
+free-re-malloc). The answer depends only on the store: the same command
+twice gives the same output.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			mode, err := race.ParseMode(hb)
+			if err != nil {
+				return usageErr("--hb: %v", err)
+			}
+			st, err := openStore(cmd, true)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			run, err := st.Run(args[0])
+			if err != nil {
+				return storeErr(st.Dir(), err)
+			}
+			cands, n, err := replay.Races(st, run, jobID, mode)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			_, _, k, err := replay.Load(st, run)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			syms := k.Symbols()
+			out := cmd.OutOrStdout()
+			if asJSON {
+				type side struct {
+					PC     uint64 `json:"pc"`
+					Where  string `json:"where"`
+					Thread int32  `json:"thread"`
+					Write  bool   `json:"write"`
+					Atomic bool   `json:"atomic"`
+				}
+				type cand struct {
+					Addr              uint64 `json:"addr"`
+					A                 side   `json:"a"`
+					B                 side   `json:"b"`
+					BothOrder         bool   `json:"both_order"`
+					FirstInterleaving bool   `json:"first_interleaving"`
+					Realloc           bool   `json:"free_re_malloc"`
+					Count             int    `json:"count"`
+				}
+				doc := struct {
+					Run           string `json:"run"`
+					HB            string `json:"hb"`
+					Interleavings int    `json:"interleavings"`
+					Races         []cand `json:"races"`
+				}{Run: run.ID, HB: mode.String(), Interleavings: n, Races: []cand{}}
+				sd := func(s race.Side) side {
+					return side{PC: s.PC, Where: syms.Describe(s.PC, false).String(), Thread: int32(s.Thread), Write: s.Write, Atomic: s.Atomic}
+				}
+				for _, c := range cands {
+					doc.Races = append(doc.Races, cand{Addr: c.A.Addr, A: sd(c.A), B: sd(c.B), BothOrder: c.BothOrder,
+						FirstInterleaving: c.FirstInterleaving, Realloc: c.Realloc, Count: c.Count})
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(doc)
+			}
+			fmt.Fprintf(out, "Run %s, %s happens-before, over %d stored interleavings (nothing re-executed):\n", run.ID, mode, n)
+			if len(cands) == 0 {
+				fmt.Fprintln(out, "Data-race candidates: none.")
+				return nil
+			}
+			fmt.Fprintf(out, "Data-race candidates (%d):\n", len(cands))
+			for _, c := range cands {
+				fmt.Fprintf(out, "  %s\n", raceLine(c))
+				fmt.Fprintf(out, "      A: %s\n      B: %s\n", syms.Describe(c.A.PC, false), syms.Describe(c.B.PC, false))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&hb, "hb", "limited", "happens-before mode: limited or pure")
+	cmd.Flags().IntVar(&jobID, "job", 1, "the job of the run")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"landslide/job"
+	"landslide/store"
+)
+
+// DefaultStore is the workspace store when neither --store nor
+// $LANDSLIDE_STORE names one.
+const DefaultStore = ".landslide"
+
+// storeDir is the workspace the command uses.
+func storeDir(cmd *cobra.Command) string {
+	if f := cmd.Flags().Lookup("store"); f != nil && f.Changed {
+		return f.Value.String()
+	}
+	if d := os.Getenv("LANDSLIDE_STORE"); d != "" {
+		return d
+	}
+	return DefaultStore
+}
+
+// openStore opens the workspace; every failure is an input error (exit
+// 2) with a message that says what to do.
+func openStore(cmd *cobra.Command, readOnly bool) (*store.Store, error) {
+	dir := storeDir(cmd)
+	st, err := store.Open(dir, store.Options{ReadOnly: readOnly})
+	if err != nil {
+		return nil, storeErr(dir, err)
+	}
+	return st, nil
+}
+
+// storeErr turns a store failure into exit 2 with a clear message.
+func storeErr(dir string, err error) error {
+	switch {
+	case errors.Is(err, store.ErrLocked):
+		return usageErr("%v (wait for it to finish, or use another --store)", err)
+	case errors.Is(err, store.ErrVersion):
+		return usageErr("store %s: %v", dir, err)
+	case errors.Is(err, store.ErrNotFound):
+		return usageErr("store %s: %v", dir, err)
+	}
+	return usageErr("store %s: %v (nothing already committed is lost)", dir, err)
+}
+
+// jobErr is a failed exploration: a store failure or bad input, exit 2.
+func jobErr(path string, err error) error {
+	return usageErr("%s: %v", path, err)
+}
+
+// persistFlags tune how explorations are committed to the store.
+type persistFlags struct {
+	every      int
+	interval   time.Duration
+	checkpoint int
+	noBranches bool
+}
+
+func (p *persistFlags) register(fl *pflag.FlagSet) {
+	fl.IntVar(&p.every, "commit-every", job.DefaultCommitEvery, "commit to the store after this many interleavings")
+	fl.DurationVar(&p.interval, "commit-interval", job.DefaultCommitInterval, "... or after this much time, whichever comes first")
+	fl.IntVar(&p.checkpoint, "checkpoint-every", job.DefaultCheckpointEvery, "store the machine's state every this many PPs along the branch at each commit (negative: never)")
+	fl.BoolVar(&p.noBranches, "no-branch-log", false, "do not store the interleavings (saves space; offline race analysis then cannot run)")
+}
+
+func (p *persistFlags) persist(st *store.Store, run *store.Run) *job.Persist {
+	return &job.Persist{Store: st, Run: run, Job: 1, Every: p.every, Interval: p.interval,
+		CheckpointEvery: p.checkpoint, NoBranchLog: p.noBranches}
+}
+
+// env describes this machine and build.
+func env() store.Env {
+	e := store.Env{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Version: "devel"}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			e.Version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				e.Version = s.Value[:12]
+			}
+		}
+	}
+	e.Host, _ = os.Hostname()
+	return e
+}
+
+// newStoredRun opens the workspace and records a new run of cfg.
+func newStoredRun(cmd *cobra.Command, command, path string, image []byte, cfg *job.Config, quiet bool) (*store.Store, *store.Run, error) {
+	st, err := openStore(cmd, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	fail := func(err error) (*store.Store, *store.Run, error) {
+		st.Close()
+		return nil, nil, storeErr(st.Dir(), err)
+	}
+	spec, err := job.EncodeSpec(cfg.Spec())
+	if err != nil {
+		return fail(err)
+	}
+	bin, err := st.PutBinary(image)
+	if err != nil {
+		return fail(err)
+	}
+	var args []string
+	if len(os.Args) > 1 {
+		args = os.Args[1:]
+	}
+	run := &store.Run{Command: command, Program: path, Binary: bin, Args: args, Spec: spec, Env: env(), Status: store.StatusRunning}
+	if err := st.NewRun(run); err != nil {
+		return fail(err)
+	}
+	if !quiet {
+		fmt.Fprintf(cmd.ErrOrStderr(), "landslide: run %s in %s (resume it with `landslide resume %s` if interrupted)\n", run.ID, st.Dir(), run.ID)
+	}
+	return st, run, nil
+}
+
+func newResumeCmd() *cobra.Command {
+	var out outputFlags
+	var pf persistFlags
+	var budget time.Duration
+	var maxInterleave int
+	cmd := &cobra.Command{
+		Use:   "resume RUN",
+		Short: "Continue an interrupted exploration from its last commit",
+		Long: `Resume continues a stored exploration exactly where its last commit left it
+(a crash or kill loses at most the work since then), with the same options
+and the same budget accounting: the time already spent counts against
+--budget, which defaults to the run's own. It ends with the result an
+uninterrupted run would have had. RUN is a run ID or a unique prefix of one
+(see landslide ls). Exit codes as for explore.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkDir(out.traceDir); err != nil {
+				return usageErr("--trace-dir: %v", err)
+			}
+			st, err := openStore(cmd, false)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			run, err := st.Run(args[0])
+			if err != nil {
+				return storeErr(st.Dir(), err)
+			}
+			spec, err := job.DecodeSpec(run.Spec)
+			if err != nil {
+				return usageErr("run %s: %v", run.ID, err)
+			}
+			switch run.Status {
+			case store.StatusVerified, store.StatusBug, store.StatusBounded:
+				return usageErr("run %s has already finished: %s (see landslide show %s)", run.ID, run.Message, run.ID)
+			}
+			img, err := st.Binary(run.Binary)
+			if err != nil {
+				return storeErr(st.Dir(), err)
+			}
+			cfg := spec.Config(img)
+			if cmd.Flags().Changed("budget") {
+				cfg.Budget = budget
+			}
+			if cmd.Flags().Changed("max-interleavings") {
+				cfg.DPOR.MaxInterleavings = maxInterleave
+			}
+			cfg.ProgressEvery = out.interval
+			cfg.Progress = out.progress(cmd.ErrOrStderr())
+			cfg.Persist = pf.persist(st, run)
+			cfg.Persist.Resume = true
+			if !out.quiet {
+				fmt.Fprintf(cmd.ErrOrStderr(), "landslide: resuming run %s (%s)\n", run.ID, run.Message)
+			}
+			res, err := job.Run(cfg)
+			if err != nil {
+				return jobErr(run.Program, err)
+			}
+			return reportExplore(cmd, run.Program, &out, res, run, st.Dir())
+		},
+	}
+	fl := cmd.Flags()
+	out.register(fl)
+	pf.register(fl)
+	fl.DurationVar(&budget, "budget", 0, "total time budget, the time already spent included (default: the run's)")
+	fl.IntVar(&maxInterleave, "max-interleavings", 0, "stop after this many interleavings in all (default: the run's)")
+	return cmd
+}

@@ -1,0 +1,453 @@
+package job
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"landslide/dpor"
+	"landslide/kernel"
+	"landslide/race"
+	"landslide/record"
+	"landslide/report"
+	"landslide/store"
+)
+
+// Persistence defaults.
+const (
+	DefaultCommitEvery     = 2000            // interleavings
+	DefaultCommitInterval  = 2 * time.Second // wall time
+	DefaultCheckpointEvery = 64              // PPs along a branch
+)
+
+// Persist makes a job durable: its frontier, race analysis, interleavings,
+// race candidates and bug go to a store in batches, so that a crash loses
+// at most the work since the last commit and Resume continues from there.
+type Persist struct {
+	Store *store.Store
+	Run   *store.Run
+	Job   int // the job's number within the run (1 for explore)
+	// Every and Interval: commit after this many interleavings or this
+	// much wall time, whichever comes first (defaults above).
+	Every    int
+	Interval time.Duration
+	// CheckpointEvery: at each commit, store the machine's state at every
+	// multiple of this depth on the current branch (once per prefix), so
+	// that resuming or replaying a deep prefix starts there rather than at
+	// the program's start. Negative: no checkpoints.
+	CheckpointEvery int
+	// NoBranchLog leaves the interleavings out of the store (offline race
+	// analysis needs them).
+	NoBranchLog bool
+	// Resume continues the job from its last commit (Run then needs the
+	// store's spec, see Resume).
+	Resume bool
+	// OnCommit, when set, sees each commit's statistics.
+	OnCommit func(store.CommitStats)
+}
+
+// Spec is a job's configuration as stored data: everything Run needs
+// besides the program image, clocks and callbacks.
+type Spec struct {
+	Program           string
+	Kernel            kernel.Config
+	PreemptEverywhere bool
+	Mode              dpor.Mode
+	NoSleepSets       bool
+	AllPairs          bool
+	ICB               bool
+	MaxBound          int
+	MaxInterleavings  int
+	KeepGoing         bool
+	NoDepthHeuristic  bool
+	HB                race.Mode
+	TestingMutexes    bool
+	Budget            time.Duration
+}
+
+// Spec returns the configuration's stored form.
+func (c *Config) Spec() Spec {
+	o := c.DPOR
+	return Spec{Program: c.Program, Kernel: c.Kernel, PreemptEverywhere: c.PreemptEverywhere,
+		Mode: o.Mode, NoSleepSets: o.NoSleepSets, AllPairs: o.AllPairs, ICB: o.ICB, MaxBound: o.MaxBound,
+		MaxInterleavings: o.MaxInterleavings, KeepGoing: o.KeepGoing, NoDepthHeuristic: o.NoDepthHeuristic,
+		HB: c.HB, TestingMutexes: c.TestingMutexes, Budget: c.Budget}
+}
+
+// Config returns the configuration the spec describes, for image.
+func (s *Spec) Config(image []byte) Config {
+	return Config{Program: s.Program, Image: image, Kernel: s.Kernel, PreemptEverywhere: s.PreemptEverywhere,
+		DPOR: dpor.Options{Mode: s.Mode, NoSleepSets: s.NoSleepSets, AllPairs: s.AllPairs, ICB: s.ICB,
+			MaxBound: s.MaxBound, MaxInterleavings: s.MaxInterleavings, KeepGoing: s.KeepGoing,
+			NoDepthHeuristic: s.NoDepthHeuristic},
+		HB: s.HB, TestingMutexes: s.TestingMutexes, Budget: s.Budget}
+}
+
+// specVersion versions the encoding of Spec, frontiers and race states.
+const specVersion = 1
+
+type envelope struct {
+	Version int
+	Value   msgpack.RawMessage
+}
+
+func encode(v any) ([]byte, error) {
+	raw, err := msgpack.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return msgpack.Marshal(envelope{Version: specVersion, Value: raw})
+}
+
+func decode(b []byte, what string, v any) error {
+	var e envelope
+	if err := msgpack.Unmarshal(b, &e); err != nil {
+		return fmt.Errorf("stored %s: %w", what, err)
+	}
+	if e.Version != specVersion {
+		return fmt.Errorf("stored %s: encoding version %d, this landslide reads %d", what, e.Version, specVersion)
+	}
+	if err := msgpack.Unmarshal(e.Value, v); err != nil {
+		return fmt.Errorf("stored %s: %w", what, err)
+	}
+	return nil
+}
+
+// EncodeSpec and DecodeSpec convert a Spec to and from its stored form.
+func EncodeSpec(s Spec) ([]byte, error) { return encode(s) }
+
+// DecodeSpec: see EncodeSpec.
+func DecodeSpec(b []byte) (Spec, error) {
+	var s Spec
+	err := decode(b, "job spec", &s)
+	if err == nil && s.Kernel.SyncPPs == nil {
+		// msgpack keeps nil and empty apart; make sure an empty set
+		// stays empty (nil means the default set).
+		s.Kernel.SyncPPs = nil
+	}
+	return s, err
+}
+
+// MachineID identifies the machine a spec builds from a binary: equal IDs
+// mean equal states after equal choices, so checkpoints are shared.
+func MachineID(binary string, s *Spec) string {
+	h := sha256.New()
+	h.Write([]byte(binary))
+	b, _ := msgpack.Marshal(struct {
+		K kernel.Config
+		E bool
+	}{s.Kernel, s.PreemptEverywhere})
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// persister is a running job's link to its store.
+type persister struct {
+	p       *Persist
+	j       *runner
+	machine string
+	// Pending since the last commit.
+	branches []*store.BranchRecord
+	races    map[[2]uint64]*race.Candidate
+	lastN    int
+	lastT    time.Time
+	saved    map[[32]byte]bool // checkpoints stored by this process
+	stats    store.CommitStats
+	commits  int
+	err      error
+}
+
+func newPersister(p *Persist, j *runner) *persister {
+	if p.Job == 0 {
+		p.Job = 1
+	}
+	if p.Every <= 0 {
+		p.Every = DefaultCommitEvery
+	}
+	if p.Interval <= 0 {
+		p.Interval = DefaultCommitInterval
+	}
+	if p.CheckpointEvery == 0 {
+		p.CheckpointEvery = DefaultCheckpointEvery
+	}
+	// The machine is named after the run's stored spec (as replay sees
+	// it), not j.cfg, which Machine may have completed.
+	spec, err := DecodeSpec(p.Run.Spec)
+	if err != nil {
+		spec = j.cfg.Spec()
+	}
+	return &persister{p: p, j: j, machine: MachineID(p.Run.Binary, &spec), races: map[[2]uint64]*race.Candidate{},
+		lastT: time.Now(), saved: map[[32]byte]bool{}}
+}
+
+// load restores the job's state from its last commit: the frontier (nil
+// if the job never committed one), the race analyzer and the stacks of
+// the candidates found so far, and the time already spent.
+func (ps *persister) load() (*dpor.Frontier, time.Duration, error) {
+	st, p := ps.p.Store, ps.p
+	jb, err := st.Job(p.Run.ID, p.Job)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	fb, err := st.Frontier(p.Run.ID, p.Job)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	fr := &dpor.Frontier{}
+	if err := decode(fb, "frontier", fr); err != nil {
+		return nil, 0, err
+	}
+	sb, err := st.State(p.Run.ID, p.Job)
+	if err != nil {
+		return nil, 0, err
+	}
+	var rs race.State
+	if err := decode(sb, "race analysis", &rs); err != nil {
+		return nil, 0, err
+	}
+	if err := ps.j.an.SetState(rs); err != nil {
+		return nil, 0, err
+	}
+	rr, err := st.Races(p.Run.ID, p.Job)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, r := range rr {
+		ps.j.stacks[r.Candidate.Key()] = [2][]uint64{framePCs(r.StackA), framePCs(r.StackB)}
+	}
+	ps.lastN = fr.Executed
+	ps.commits = jb.Commits
+	return fr, time.Duration(jb.Elapsed), nil
+}
+
+// framePCs inverts report.Frames: outer frames are stored as call sites
+// (the call instruction, 4 bytes before the return address).
+func framePCs(fs []report.Frame) []uint64 {
+	out := make([]uint64, len(fs))
+	for i, f := range fs {
+		out[i] = f.PC
+		if i > 0 {
+			out[i] += 4
+		}
+	}
+	return out
+}
+
+// checkpoint is dpor.Options.Checkpoint: the deepest stored state on the
+// way to prefix's end.
+func (ps *persister) checkpoint(prefix []record.Choice) (int, record.Snapshot) {
+	k := ps.p.CheckpointEvery
+	if k <= 0 {
+		return 0, nil
+	}
+	for d := len(prefix) / k * k; d >= k; d -= k {
+		rec, err := ps.p.Store.Checkpoint(ps.machine, store.PrefixHash(prefix[:d]))
+		if err != nil {
+			continue
+		}
+		snap, err := ps.j.k.DecodeCheckpoint(KernelCheckpoint(rec))
+		if err != nil {
+			continue // a damaged checkpoint: re-execute instead
+		}
+		return d, snap
+	}
+	return 0, nil
+}
+
+// KernelCheckpoint converts a stored checkpoint for kernel.DecodeCheckpoint.
+func KernelCheckpoint(rec *store.CheckpointRecord) *kernel.Checkpoint {
+	c := &kernel.Checkpoint{State: rec.State, Pages: make([]kernel.Page, len(rec.Pages))}
+	for i, p := range rec.Pages {
+		c.Pages[i] = kernel.Page{Addr: p.Addr, Data: p.Data}
+	}
+	return c
+}
+
+// branch records one interleaving and commits when one is due.
+func (ps *persister) branch(b *dpor.Branch, changed []*race.Candidate) {
+	if ps.err != nil {
+		return
+	}
+	if !ps.p.NoBranchLog {
+		ps.branches = append(ps.branches, &store.BranchRecord{N: b.N, Div: b.Divergence,
+			Transitions: slices.Clone(b.Transitions[b.Divergence:]), Pairs: slices.Clone(b.NewPairs)})
+	}
+	for _, c := range changed {
+		ps.races[c.Key()] = c
+	}
+	if b.N-ps.lastN >= ps.p.Every || time.Since(ps.lastT) >= ps.p.Interval {
+		ps.err = ps.commit(store.StatusRunning, "", nil)
+	}
+}
+
+// commit writes everything pending, the frontier and the job's counters
+// in one batch.
+func (ps *persister) commit(status store.Status, message string, res *Result) error {
+	j, p := ps.j, ps.p
+	fr := j.x.Frontier()
+	c := &store.Commit{Run: p.Run, Branches: ps.branches}
+	var err error
+	if c.Frontier, err = encode(fr); err != nil {
+		return err
+	}
+	if c.State, err = encode(j.an.State()); err != nil {
+		return err
+	}
+	est := j.x.Estimate()
+	jb := &store.Job{Run: p.Run.ID, ID: p.Job, PPSet: DescribePPs(j.k, j.cfg), Status: status,
+		Interleavings: fr.Branches, Executed: fr.Executed, Transitions: fr.Steps, Budgeted: fr.Budgeted,
+		Bound: fr.Bound, EstSize: est.Size, EstProportion: est.Proportion, EstTotal: int64(est.Total),
+		Elapsed: int64(j.now()), Commits: ps.commits}
+	if res != nil {
+		jb.Complete, jb.Bounded = res.Complete, res.Bounded
+	}
+	c.Job = jb
+	keys := make([][2]uint64, 0, len(ps.races))
+	for k := range ps.races {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]uint64) int {
+		if a[0] != b[0] {
+			return compare(a[0], b[0])
+		}
+		return compare(a[1], b[1])
+	})
+	for _, k := range keys {
+		st := j.stacks[k]
+		c.Races = append(c.Races, &store.RaceRecord{Run: p.Run.ID, Job: p.Job, Candidate: *ps.races[k],
+			StackA: report.Frames(j.syms, st[0]), StackB: report.Frames(j.syms, st[1])})
+	}
+	if res != nil && res.BugBranch != nil {
+		tr, bug := ps.bugRecords(res)
+		c.Traces, c.Bugs = []*store.TraceRecord{tr}, []*store.BugRecord{bug}
+	}
+	if k := p.CheckpointEvery; k > 0 {
+		for d := k; d < len(fr.Nodes) && d <= len(fr.Choices); d += k {
+			h := store.PrefixHash(fr.Choices[:d])
+			if ps.saved[h] {
+				continue
+			}
+			snap, err := j.x.SnapshotAt(d)
+			if err != nil {
+				return err
+			}
+			kc, err := j.k.EncodeCheckpoint(snap)
+			if err != nil {
+				return err
+			}
+			rec := &store.CheckpointRecord{Machine: ps.machine, Prefix: h, Depth: d, State: kc.State}
+			for _, pg := range kc.Pages {
+				rec.Pages = append(rec.Pages, store.PageRecord{Addr: pg.Addr, Data: pg.Data})
+			}
+			c.Checkpoints = append(c.Checkpoints, rec)
+			ps.saved[h] = true
+		}
+	}
+	p.Run.Status, p.Run.Message = status, message
+	if status == store.StatusRunning {
+		p.Run.Message = fmt.Sprintf("%d interleavings so far", fr.Executed)
+	}
+	stats, err := p.Store.CommitWithStats(c)
+	if err != nil {
+		return err
+	}
+	ps.commits++
+	addStats(&ps.stats, stats)
+	if p.OnCommit != nil {
+		p.OnCommit(stats)
+	}
+	ps.branches, ps.lastN, ps.lastT = nil, fr.Executed, time.Now()
+	clear(ps.races)
+	return nil
+}
+
+func addStats(t *store.CommitStats, s store.CommitStats) {
+	t.Bytes += s.Bytes
+	t.Branches += s.Branches
+	t.BranchBytes += s.BranchBytes
+	t.Checkpoints += s.Checkpoints
+	t.CheckpointBytes += s.CheckpointBytes
+	t.PagesNew += s.PagesNew
+	t.PagesShared += s.PagesShared
+}
+
+func compare(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// bugRecords are the stored trace and bug of the failing branch.
+func (ps *persister) bugRecords(res *Result) (*store.TraceRecord, *store.BugRecord) {
+	b, p := res.BugBranch, ps.p
+	tr := &store.TraceRecord{Run: p.Run.ID, Job: p.Job, ID: 1, Kind: "bug", Choices: slices.Clone(b.Choices),
+		Transitions: slices.Clone(b.Transitions), Preempted: slices.Clone(b.Preempted)}
+	for i := range b.Transitions {
+		tr.Hashes = append(tr.Hashes, record.Hash(b.Transitions[i:i+1]))
+	}
+	bug := &store.BugRecord{Run: p.Run.ID, Job: p.Job, Trace: tr.ID, Kind: b.Bug.Kind, Message: b.Bug.Message,
+		Thread: b.Bug.Thread, PC: b.Bug.PC}
+	bug.Funcs, bug.Signature = Signature(ps.j.syms, b.Bug)
+	return tr, bug
+}
+
+// Signature is a bug's deduplication key: its kind, the failing
+// instruction as function+offset, and the function names of its stack.
+func Signature(syms interface {
+	FuncAt(pc uint64) (string, uint64, bool)
+}, b *record.Bug) ([]string, string) {
+	var funcs []string
+	for i, pc := range b.Stack {
+		if i > 0 && pc >= 4 {
+			pc -= 4 // a return address: the call is what names the frame (a noreturn call may end its function)
+		}
+		name, _, ok := syms.FuncAt(pc)
+		if !ok {
+			name = "?"
+		}
+		funcs = append(funcs, name)
+	}
+	name, start, ok := syms.FuncAt(b.PC)
+	off := b.PC - start
+	if !ok {
+		name, off = "?", b.PC
+	}
+	return funcs, store.Signature(b.Kind, name, off, funcs)
+}
+
+// finish writes the job's final state.
+func (ps *persister) finish(res *Result) error {
+	if ps.err != nil {
+		return ps.err
+	}
+	status, msg := store.StatusBudget, ""
+	switch {
+	case res.Bug != nil:
+		status, msg = store.StatusBug, fmt.Sprintf("%s: %s", res.Bug.Kind, res.Bug.Message)
+	case res.Verified:
+		status, msg = store.StatusVerified, fmt.Sprintf("verified: %d interleavings", res.Interleavings)
+	case res.Bounded:
+		status, msg = store.StatusBounded, fmt.Sprintf("no bug within %d preemptions (%d interleavings)", res.Bound, res.Interleavings)
+	default:
+		msg = fmt.Sprintf("%s after %d interleavings", res.Stopped, res.Executed)
+		if res.Stopped == "stopped" {
+			status = store.StatusStopped
+		}
+	}
+	return ps.commit(status, msg, res)
+}

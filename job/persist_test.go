@@ -1,0 +1,105 @@
+package job
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"landslide/dpor"
+	"landslide/kernel"
+	"landslide/record"
+	"landslide/store"
+)
+
+// storedRun records a new run of cfg in st, as the CLI does.
+func storedRun(t *testing.T, st *store.Store, cfg Config) *store.Run {
+	t.Helper()
+	spec, err := EncodeSpec(cfg.Spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := st.PutBinary(cfg.Image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &store.Run{Command: "explore", Program: cfg.Program, Binary: bin, Spec: spec, Status: store.StatusRunning}
+	if err := st.NewRun(run); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+func raceSummary(res *Result) []string {
+	var out []string
+	for _, r := range res.Races {
+		out = append(out, fmt.Sprintf("%+v %v %v", *r.Candidate, r.StackA, r.StackB))
+	}
+	return out
+}
+
+// TestResumeFromStore: a job stopped by interleaving limits and resumed
+// from the store each time (from its frontier, race analysis and
+// checkpoints, in a fresh machine) ends exactly as an uninterrupted job:
+// the same interleavings, verification, race candidates (with stacks) and
+// bug, with the same trace.
+func TestResumeFromStore(t *testing.T) {
+	cases := []struct {
+		name  string
+		cfg   Config
+		stops []int
+	}{
+		{"ref/mutex_test", Config{Kernel: kernel.Config{SyncPPs: []string{"mutex_lock", "mutex_unlock"}}, TestingMutexes: true}, []int{1, 300, 301, 1000, 2000}},
+		{"sem_if/paradise_lost", Config{DPOR: dpor.Options{ICB: true, MaxBound: dpor.UnlimitedBound}}, []int{50, 200, 420}},
+		{"ref/broadcast_test", Config{Kernel: kernel.Config{Filters: thesisFilters}, DPOR: dpor.Options{NoSleepSets: true}}, []int{10, 90}},
+	}
+	for _, c := range cases {
+		f, img := image(t, c.name)
+		c.cfg.Program, c.cfg.Image = f.Path(), img
+		want, err := Run(c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := store.Open(t.TempDir(), store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := storedRun(t, st, c.cfg)
+		var got *Result
+		commits := 0
+		for i := 0; i <= len(c.stops); i++ {
+			cfg := c.cfg
+			cfg.DPOR.MaxInterleavings = 0
+			if i < len(c.stops) {
+				cfg.DPOR.MaxInterleavings = c.stops[i]
+			}
+			cfg.Persist = &Persist{Store: st, Run: run, Resume: i > 0, Every: 37, CheckpointEvery: 8,
+				OnCommit: func(store.CommitStats) { commits++ }}
+			if got, err = Run(cfg); err != nil {
+				t.Fatalf("%s, part %d: %v", c.name, i, err)
+			}
+			if got.Bug != nil {
+				break
+			}
+		}
+		if got.Interleavings != want.Interleavings || got.Executed != want.Executed || got.Transitions != want.Transitions ||
+			got.Verified != want.Verified || got.Complete != want.Complete {
+			t.Errorf("%s: resumed %d/%d interleavings (verified %v), uninterrupted %d/%d (verified %v)", c.name,
+				got.Interleavings, got.Executed, got.Verified, want.Interleavings, want.Executed, want.Verified)
+		}
+		if !slices.Equal(raceSummary(got), raceSummary(want)) {
+			t.Errorf("%s: race candidates differ:\nresumed %v\nuninterrupted %v", c.name, raceSummary(got), raceSummary(want))
+		}
+		if (got.Bug == nil) != (want.Bug == nil) || got.Bug != nil &&
+			record.Hash(got.BugBranch.Transitions) != record.Hash(want.BugBranch.Transitions) {
+			t.Errorf("%s: bug %v, uninterrupted %v", c.name, got.Bug, want.Bug)
+		}
+		jb, err := st.Job(run.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if jb.Executed != want.Executed || jb.Commits != commits || commits < len(c.stops)+1 {
+			t.Errorf("%s: stored job %+v after %d commits", c.name, jb, commits)
+		}
+		st.Close()
+	}
+}
