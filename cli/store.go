@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -30,11 +31,15 @@ func storeDir(cmd *cobra.Command) string {
 	return DefaultStore
 }
 
+// storeFS is the store's file system (nil: the real one); tests inject
+// a full or read-only disk.
+var storeFS vfs.FS
+
 // openStore opens the workspace; every failure is an input error (exit
 // 2) with a message that says what to do.
 func openStore(cmd *cobra.Command, readOnly bool) (*store.Store, error) {
 	dir := storeDir(cmd)
-	st, err := store.Open(dir, store.Options{ReadOnly: readOnly})
+	st, err := store.Open(dir, store.Options{ReadOnly: readOnly, FS: storeFS})
 	if err != nil {
 		return nil, storeErr(dir, err)
 	}
