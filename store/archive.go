@@ -307,7 +307,7 @@ func (c *countReader) Read(p []byte) (int, error) {
 		var one [1]byte
 		n, err := c.r.Read(one[:])
 		if n > 0 {
-			return 0, archiveErr("archive decompresses to more than %d bytes", c.max)
+			return 0, archiveErr("archive larger than %d bytes (decompressed or not)", c.max)
 		}
 		return 0, err
 	}
@@ -430,7 +430,9 @@ func (s *Store) ImportLimited(r io.Reader, lim ImportLimits) (runID string, err 
 	if v := binary.BigEndian.Uint32(header[len(archiveMagic):]); v != ArchiveVersion {
 		return "", archiveErr("archive format version %d, this landslide reads %d", v, ArchiveVersion)
 	}
-	raw := bufio.NewReaderSize(r, 1<<16)
+	// The compressed file is no larger than what it holds, give or take
+	// zstd's framing: bound it too.
+	raw := bufio.NewReaderSize(&countReader{r: r, max: lim.MaxBytes + lim.MaxBytes/8 + 1<<20}, 1<<16)
 	chunks := &chunkReader{r: raw, h: sha256.New()}
 	chunks.h.Write(header[:])
 	// The countReader bounds the output (a bomb stops at MaxBytes); the

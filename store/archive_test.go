@@ -302,7 +302,7 @@ func TestArchiveLimits(t *testing.T) {
 	}
 	// The whole archive past MaxBytes.
 	err = importFails(t, dst, before, arc, ImportLimits{MaxBytes: 1000}, "archive over MaxBytes")
-	if !strings.Contains(err.Error(), "more than 1000 bytes") {
+	if !strings.Contains(err.Error(), "larger than 1000 bytes") {
 		t.Fatalf("MaxBytes: %v", err)
 	}
 

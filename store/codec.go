@@ -459,6 +459,12 @@ func (d *dec) skip() {
 	}
 }
 
+// skipAll checks that the input is exactly one well-formed value.
+func (d *dec) skipAll() error {
+	d.skip()
+	return d.end()
+}
+
 // end checks that the whole input was read.
 func (d *dec) end() error {
 	if d.err == nil && d.off != len(d.b) {

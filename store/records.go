@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 
 	"landslide/race"
 	"landslide/record"
@@ -220,7 +221,6 @@ func Signature(kind record.BugKind, pcFunc string, pcOff uint64, funcs []string)
 // version 1), used to bound decoded counts by the input length.
 const (
 	minTransition = 1 + 8
-	minAccess     = 1 + 8
 	minSync       = 1 + 7
 	minBranch     = 1 + 4
 	minPair       = 1 + 2
@@ -251,19 +251,7 @@ func encTransition(e *enc, t *record.Transition) {
 	for _, pc := range t.Stack {
 		e.uint(pc)
 	}
-	e.arr(len(t.Accesses))
-	for i := range t.Accesses {
-		a := &t.Accesses[i]
-		e.arr(8)
-		e.uint(a.Addr)
-		e.uint(uint64(a.Size))
-		e.bool(a.Write)
-		e.bool(a.Atomic)
-		e.uint(a.PC)
-		e.uint(uint64(a.Block))
-		e.uint(uint64(a.Gen))
-		e.uint(uint64(a.Sync))
-	}
+	encAccesses(e, t.Accesses)
 	e.arr(len(t.Sync))
 	for i := range t.Sync {
 		s := &t.Sync[i]
@@ -300,12 +288,7 @@ func decTransition(d *dec) *record.Transition {
 				}
 			}
 		case 5:
-			if k := d.arr(minAccess); k > 0 {
-				t.Accesses = make([]record.Access, k)
-				for j := range t.Accesses {
-					decAccess(d, &t.Accesses[j])
-				}
-			}
+			t.Accesses = decAccesses(d)
 		case 6:
 			if k := d.arr(minSync); k > 0 {
 				t.Sync = make([]record.SyncEvent, k)
@@ -322,30 +305,188 @@ func decTransition(d *dec) *record.Transition {
 	return t
 }
 
-func decAccess(d *dec, a *record.Access) {
-	n := d.fields(8)
-	for i := 0; i < n && d.err == nil; i++ {
-		switch i {
-		case 0:
-			a.Addr = d.u64()
-		case 1:
-			a.Size = d.u8()
-		case 2:
-			a.Write = d.bool()
-		case 3:
-			a.Atomic = d.bool()
-		case 4:
-			a.PC = d.u64()
-		case 5:
-			a.Block = d.u32()
-		case 6:
-			a.Gen = d.u32()
-		case 7:
-			a.Sync = d.u32()
-		default:
-			d.skip()
-		}
+// Accesses are the bulk of a branch record: they are stored as one
+// MessagePack bin holding a packed table (doc.go, "access table"): a
+// uvarint count, then per access a flags byte, the zigzag deltas of Addr
+// and PC from the previous access, and only the fields that changed.
+const (
+	accSizeMask  = 0x03 // log2(Size) when accSizeOther is clear
+	accSizeOther = 0x04 // Size follows as a byte
+	accWrite     = 0x08
+	accAtomic    = 0x10
+	accBlock     = 0x20 // Block and Gen follow (uvarints)
+	accSync      = 0x40 // Sync follows (uvarint)
+	accReserved  = 0x80
+	minAccessLen = 3 // flags + two one-byte deltas
+)
+
+// appendUvarint is binary.AppendUvarint with the one- and two-byte cases
+// inlined (most deltas).
+func appendUvarint(b []byte, v uint64) []byte {
+	if v < 0x80 {
+		return append(b, byte(v))
 	}
+	if v < 0x4000 {
+		return append(b, byte(v)|0x80, byte(v>>7))
+	}
+	return binary.AppendUvarint(b, v)
+}
+
+func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
+
+// maxAccessLen bounds one packed access: flags, two 10-byte deltas, a
+// size byte, three 5-byte uvarints.
+const maxAccessLen = 1 + 10 + 10 + 1 + 5 + 5 + 5
+
+// putUvarint writes v at b[0:] and returns the length (b must have room).
+func putUvarint(b []byte, v uint64) int {
+	if v < 0x80 {
+		b[0] = byte(v)
+		return 1
+	}
+	if v < 0x4000 {
+		_ = b[1]
+		b[0], b[1] = byte(v)|0x80, byte(v>>7)
+		return 2
+	}
+	return binary.PutUvarint(b, v)
+}
+
+func encAccesses(e *enc, as []record.Access) {
+	if len(as) == 0 {
+		e.nil()
+		return
+	}
+	e.b = append(e.b, 0xc6, 0, 0, 0, 0)
+	start := len(e.b)
+	e.b = slices.Grow(e.b, binary.MaxVarintLen64+len(as)*maxAccessLen)
+	buf := e.b[start : start+binary.MaxVarintLen64+len(as)*maxAccessLen]
+	n := binary.PutUvarint(buf, uint64(len(as)))
+	var addr, pc uint64
+	var block, gen, sync uint32
+	for i := range as {
+		a := &as[i]
+		var flags byte
+		switch a.Size {
+		case 1:
+		case 2:
+			flags = 1
+		case 4:
+			flags = 2
+		case 8:
+			flags = 3
+		default:
+			flags = accSizeOther
+		}
+		if a.Write {
+			flags |= accWrite
+		}
+		if a.Atomic {
+			flags |= accAtomic
+		}
+		if a.Block != block || a.Gen != gen {
+			flags |= accBlock
+		}
+		if a.Sync != sync {
+			flags |= accSync
+		}
+		p := buf[n : n+maxAccessLen]
+		p[0] = flags
+		k := 1
+		k += putUvarint(p[k:], zigzag(int64(a.Addr-addr)))
+		k += putUvarint(p[k:], zigzag(int64(a.PC-pc)))
+		if flags&accSizeOther != 0 {
+			p[k] = a.Size
+			k++
+		}
+		if flags&accBlock != 0 {
+			k += putUvarint(p[k:], uint64(a.Block))
+			k += putUvarint(p[k:], uint64(a.Gen))
+		}
+		if flags&accSync != 0 {
+			k += putUvarint(p[k:], uint64(a.Sync))
+		}
+		n += k
+		addr, pc, block, gen, sync = a.Addr, a.PC, a.Block, a.Gen, a.Sync
+	}
+	binary.BigEndian.PutUint32(e.b[start-4:], uint32(n))
+	e.b = e.b[:start+n]
+}
+
+func decAccesses(d *dec) []record.Access {
+	b, _ := d.raw()
+	if d.err != nil || len(b) == 0 {
+		return nil
+	}
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k)/minAccessLen {
+		d.fail("access table of %d entries in %d bytes", n, len(b))
+		return nil
+	}
+	b = b[k:]
+	out := make([]record.Access, n)
+	uv := func() uint64 {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			d.fail("truncated access table")
+			b = nil
+			return 0
+		}
+		b = b[k:]
+		return v
+	}
+	u32 := func() uint32 {
+		v := uv()
+		if v > math.MaxUint32 {
+			d.fail("access field %d out of range", v)
+		}
+		return uint32(v)
+	}
+	var addr, pc uint64
+	var block, gen, sync uint32
+	for i := range out {
+		if len(b) == 0 {
+			d.fail("truncated access table")
+		}
+		if d.err != nil {
+			return nil
+		}
+		flags := b[0]
+		b = b[1:]
+		if flags&accReserved != 0 {
+			d.fail("access flags 0x%02x", flags)
+			return nil
+		}
+		a := &out[i]
+		addr += uint64(unzigzag(uv()))
+		pc += uint64(unzigzag(uv()))
+		a.Addr, a.PC = addr, pc
+		a.Size = 1 << (flags & accSizeMask)
+		if flags&accSizeOther != 0 {
+			if len(b) == 0 {
+				d.fail("truncated access table")
+				return nil
+			}
+			a.Size, b = b[0], b[1:]
+		}
+		a.Write = flags&accWrite != 0
+		a.Atomic = flags&accAtomic != 0
+		if flags&accBlock != 0 {
+			block, gen = u32(), u32()
+		}
+		if flags&accSync != 0 {
+			sync = u32()
+		}
+		a.Block, a.Gen, a.Sync = block, gen, sync
+	}
+	if d.err == nil && len(b) != 0 {
+		d.fail("%d bytes after the access table", len(b))
+	}
+	if d.err != nil {
+		return nil
+	}
+	return out
 }
 
 func decSync(d *dec, s *record.SyncEvent) {

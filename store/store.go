@@ -152,6 +152,13 @@ func Open(dir string, opt Options) (*Store, error) {
 }
 
 func (s *Store) open(fs vfs.FS, ro bool) error {
+	if !ro {
+		// The directory on Pebble's file system (the same as the lock's,
+		// unless a test or tool gave another).
+		if err := fs.MkdirAll(s.dir, 0o755); err != nil {
+			return fmt.Errorf("create store: %w", err)
+		}
+	}
 	desc, err := pebble.Peek(s.dir, fs)
 	if err != nil {
 		return fmt.Errorf("%s is not a readable landslide store: %v: %w", s.dir, err, ErrNotFound)
@@ -457,12 +464,34 @@ func decoder(limit int64) *zstd.Decoder {
 	return d
 }
 
+var (
+	zfastOnce sync.Once
+	zfast     *zstd.Encoder
+)
+
+// fastEncoder is for branch chunks, on the exploration's hot path: about
+// 1.5x faster than the default level for 20% more bytes.
+func fastEncoder() *zstd.Encoder {
+	zfastOnce.Do(func() {
+		var err error
+		zfast, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest))
+		if err != nil {
+			panic(err)
+		}
+	})
+	return zfast
+}
+
 // pack wraps raw in an envelope, compressing it when asked and when that
 // makes it smaller.
 func pack(dst, raw []byte, compress bool) []byte {
+	return packWith(dst, raw, compress, encoder())
+}
+
+func packWith(dst, raw []byte, compress bool, ze *zstd.Encoder) []byte {
 	if compress && len(raw) >= 64 {
 		dst = append(dst[:0], envZstd)
-		dst = encoder().EncodeAll(raw, dst)
+		dst = ze.EncodeAll(raw, dst)
 		if len(dst) < len(raw)+1 {
 			return dst
 		}
@@ -516,6 +545,11 @@ func packMsgpack(v any) ([]byte, error) {
 func unpackMsgpack(v []byte, out any, limit int64) error {
 	b, err := unpack(v, limit)
 	if err != nil {
+		return err
+	}
+	// Check the structure first: every count must fit in the bytes that
+	// remain (the msgpack package preallocates what a header claims).
+	if err := (&dec{b: b}).skipAll(); err != nil {
 		return err
 	}
 	d := msgpack.NewDecoder(bytes.NewReader(b))
@@ -989,7 +1023,7 @@ func (s *Store) putBranches(w *batchWriter, run string, job int, brs []*BranchRe
 	}()
 	e.b = e.b[:0]
 	encBranches(e, brs)
-	v := pack(make([]byte, 0, len(e.b)/4+64), e.b, true)
+	v := packWith(make([]byte, 0, len(e.b)/4+64), e.b, true, fastEncoder())
 	return w.set(keyBranch(run, job, brs[0].N), v)
 }
 

@@ -596,3 +596,135 @@ func TestSignatureAndPrefixHash(t *testing.T) {
 		t.Fatal("prefix hash collision")
 	}
 }
+
+// BenchmarkCommitBranches encodes and commits synthetic branches shaped
+// like a DPOR exploration's: 8 new transitions per branch (the rate
+// benchmarks of BENCHMARKS.md execute 8 per interleaving), 40 shared
+// accesses each, a few sync events and conflicting pairs, N synced commits
+// of "per-commit" branches. "program" draws the transitions from 24 code
+// paths, as re-executions of one program do; "random" draws every access
+// at random (an incompressible worst case). It reports the time and the
+// store bytes per branch.
+func BenchmarkCommitBranches(b *testing.B) {
+	for _, data := range []string{"program", "random"} {
+		for _, per := range []int{64, 256, 1024} {
+			b.Run(fmt.Sprintf("%s/per-commit=%d", data, per), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(1, 2))
+				var pool []*BranchRecord
+				if data == "random" {
+					pool = synthBranches(r, 1, 512, 8, 40)
+				} else {
+					pool = programBranches(r, 512, 8, 40)
+				}
+				benchCommitBranches(b, per, pool)
+			})
+		}
+	}
+}
+
+// programBranches makes branches whose transitions re-execute a small
+// program: 24 code paths with fixed PCs, stacks, sync events and access
+// patterns; the thread decides which of 3 per-thread blocks a path's
+// private accesses touch.
+func programBranches(r *rand.Rand, n, trans, accesses int) []*BranchRecord {
+	type path struct {
+		t       *record.Transition
+		private []bool
+	}
+	paths := make([]path, 24)
+	for i := range paths {
+		t := synthTransition(r, 10+r.IntN(2*accesses-10))
+		p := path{t: t, private: make([]bool, len(t.Accesses))}
+		for j := range p.private {
+			p.private[j] = r.IntN(2) == 0
+		}
+		paths[i] = p
+	}
+	var out []*BranchRecord
+	for i := 0; i < n; i++ {
+		b := &BranchRecord{N: i + 1, Div: r.IntN(5)}
+		for j := 0; j < trans; j++ {
+			p := paths[r.IntN(len(paths))]
+			tid := record.TID(1 + r.IntN(3))
+			t := *p.t
+			t.Thread = tid
+			t.Instructions += uint64(r.IntN(4))
+			t.Accesses = append([]record.Access(nil), p.t.Accesses...)
+			for k := range t.Accesses {
+				if p.private[k] {
+					t.Accesses[k].Addr += uint64(tid) * 0x1000
+					t.Accesses[k].Block = uint32(tid)
+				}
+			}
+			b.Transitions = append(b.Transitions, &t)
+		}
+		for j := 0; j < r.IntN(6); j++ {
+			b.Pairs = append(b.Pairs, [2]int{r.IntN(trans + b.Div), b.Div + r.IntN(trans)})
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func benchCommitBranches(b *testing.B, per int, pool []*BranchRecord) {
+	s := openT(b, b.TempDir(), Options{})
+	defer s.Close()
+	run := &Run{Command: "explore"}
+	must(b, s.NewRun(run))
+	job := &Job{Run: run.ID, ID: 0}
+	var bytesW int64
+	n := 0
+	b.ResetTimer()
+	for n < b.N {
+		k := min(per, b.N-n)
+		brs := make([]*BranchRecord, k)
+		for i := range brs {
+			src := pool[(n+i)%len(pool)]
+			brs[i] = &BranchRecord{N: n + i + 1, Div: src.Div, Transitions: src.Transitions, Pairs: src.Pairs}
+		}
+		job.Interleavings = n + k
+		st, err := s.CommitWithStats(&Commit{Job: job, Frontier: make([]byte, 2048), Branches: brs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bytesW += st.BranchBytes
+		n += k
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/branch")
+	b.ReportMetric(float64(bytesW)/float64(b.N), "bytes/branch")
+	e := &enc{}
+	encBranches(e, pool)
+	b.ReportMetric(float64(len(e.b))/float64(len(pool)), "raw-bytes/branch")
+	accesses := 0
+	for _, br := range pool {
+		for _, t := range br.Transitions {
+			accesses += len(t.Accesses)
+		}
+	}
+	b.ReportMetric(float64(accesses)/float64(len(pool)), "accesses/branch")
+}
+
+// BenchmarkEncodeBranches is the CPU part of BenchmarkCommitBranches
+// (program data): encoding and compressing a chunk of 16 or 256 branches,
+// without Pebble and fsync.
+func BenchmarkEncodeBranches(b *testing.B) {
+	for _, n := range []int{16, 256} {
+		b.Run(fmt.Sprintf("chunk=%d", n), func(b *testing.B) { benchEncodeBranches(b, n) })
+	}
+}
+
+func benchEncodeBranches(b *testing.B, n int) {
+	r := rand.New(rand.NewPCG(1, 2))
+	pool := programBranches(r, n, 8, 40)
+	e := &enc{}
+	var out []byte
+	b.ResetTimer()
+	for i := 0; i < b.N; i += len(pool) {
+		e.b = e.b[:0]
+		encBranches(e, pool)
+		out = packWith(out[:0], e.b, true, fastEncoder())
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/branch")
+	b.ReportMetric(float64(len(out))/float64(len(pool)), "bytes/branch")
+}

@@ -1,0 +1,133 @@
+// Package store keeps explorations on disk: one embedded Pebble database
+// per workspace (default ./.landslide/) holding runs, jobs, DPOR frontiers,
+// analyzer states, the explored branches with their access logs, race
+// candidates, bug traces, bugs and emulator checkpoints, so that an
+// exploration resumes after a restart, races are reanalysed offline, and
+// bug traces are archived and exchanged (Export, Import).
+//
+// # Guarantees
+//
+//   - Every write is one pebble.Batch committed with pebble.Sync: a commit
+//     is on disk entirely or not at all, and a kill -9 at any moment loses
+//     at most the commit in flight. A failed commit (disk full, read-only
+//     file system) returns an error, changes nothing, and leaves the store
+//     unusable until it is reopened (Pebble's commit pipeline cannot go on
+//     after a failed WAL write).
+//   - One writer per workspace: Open takes flock(2) on <dir>/landslide.lock
+//     (LOCK_EX, non-blocking) and writes its pid there; a second writer gets
+//     ErrLocked, "workspace DIR is in use by another landslide process (pid
+//     N)". Read-only opens (ls, show, bugs, races, replay) take LOCK_SH, so
+//     any number of readers share a store, but a reader cannot open a store
+//     while a writer holds it: it gets the same ErrLocked message (inspect a
+//     running exploration once it stops or suspends, or from an archive).
+//     flock locks belong to the open file, so this holds within one process
+//     too, and the kernel drops them when a process dies.
+//   - The key schema below has a version, FormatVersion, in meta/version. A
+//     store of another version, a Pebble database without one, or a
+//     directory holding other files is refused with ErrVersion or
+//     ErrNotFound, naming the version found and the one supported.
+//   - Nothing read from disk or from an archive can crash the reader or
+//     make it allocate without bound: every decoder checks counts against
+//     the bytes that remain, and every decompression has a limit.
+//
+// # Format version 1: keys
+//
+// Keys are '/'-separated ASCII. <run> is a run ID (12 lowercase hex
+// digits), <job> and trace numbers are 8 lowercase hex digits, <n> and
+// PCs 16, hashes 64 (sha256). <machine> is a caller-chosen id of letters,
+// digits, '-' and '_' (at most 128 bytes).
+//
+//	meta/version                       "1" (ASCII decimal, no envelope)
+//	bin/<sha256 of the ELF>            program image (zstd)
+//	run/<run>                          Run (msgpack map)
+//	job/<run>/<job>                    Job (msgpack map)
+//	front/<run>/<job>                  DPOR frontier, opaque (zstd)
+//	state/<run>/<job>                  analyzer state, opaque (zstd)
+//	br/<run>/<job>/<n>                 one commit's BranchRecords, the first
+//	                                   numbered n (zstd; see "branch chunks")
+//	race/<run>/<job>/<pc A>/<pc B>     RaceRecord (zstd if large)
+//	trace/<run>/<job>/<id>             TraceRecord (zstd)
+//	bug/<run>/<job>/<trace>            BugRecord (msgpack map)
+//	rmach/<run>/<machine>              empty: the run committed checkpoints
+//	                                   of this machine (Export uses it)
+//	ckpt/<machine>/<prefix hash>       checkpoint: machine, prefix, depth,
+//	                                   state and (address, page hash) pairs
+//	                                   (zstd)
+//	page/<sha256 of the page>          page content (zstd), stored once per
+//	                                   content across the whole store
+//
+// The first component is the key's kind; Usage reports space by kind.
+//
+// # Values
+//
+// Every value but meta/version starts with an envelope byte: 0 = the
+// encoding follows as is, 1 = a zstd frame of it follows (used for the
+// kinds marked zstd above when that is smaller; small records are not
+// compressed, since per-value zstd costs more than it saves on them).
+//
+// Runs, jobs and bugs are MessagePack maps with the field names of their
+// msgpack tags (github.com/vmihailenco/msgpack/v5): few, small, and
+// readable by any tool. Branch chunks, traces, races and checkpoints are
+// MessagePack arrays, a struct being the array of its fields in
+// declaration order (codec.go writes and reads them without reflection,
+// with bounded allocation); a reader accepts more fields than it knows
+// (skipped) but not fewer than version 1 had.
+//
+// Transitions are [Thread, PP.Kind, PP.PC, PP.Func, Stack, Accesses, Sync,
+// Instructions] with Accesses as an "access table": one MessagePack bin
+// holding a uvarint count, then per access a flags byte (bits 0-1 log2 of
+// Size; bit 2 Size follows as a byte instead; bit 3 Write; bit 4 Atomic;
+// bit 5 Block and Gen follow as uvarints; bit 6 Sync follows as a uvarint;
+// bit 7 zero), the zigzag uvarint deltas of Addr and of PC from the
+// previous access (from 0 for the first), then the fields the flags
+// announce; Block, Gen and Sync not announced equal the previous access's
+// (0 for the first). Accesses are the bulk of the data, and this packing
+// halves them before compression.
+//
+// # Branch chunks
+//
+// A commit stores all its BranchRecords under one key, keyed by the first
+// N and compressed together (zstd's fastest level): per-interleaving
+// overhead stays small, and similar transitions compress against each
+// other. Branches streams them back in N order, one chunk in memory at a
+// time. BenchmarkCommitBranches measures the cost per branch.
+//
+// # Checkpoints
+//
+// A checkpoint is an emulator state at the end of a prefix (the choices
+// leading to it, identified by PrefixHash) for one machine (binary and
+// kernel configuration, identified by the caller). Its pages are stored by
+// content hash, so checkpoints that share pages, within a run or across
+// runs, store each page once; a nil page is a zero page and is not stored.
+//
+// # Archives
+//
+// An archive (Export, Import) is one file carrying one run: the magic
+// "LANDSLIDE-ARCHIVE\n", the archive format version (uint32 big-endian,
+// ArchiveVersion, equal to FormatVersion since records travel as stored),
+// then length-prefixed chunks (uint32 big-endian, ending with a zero
+// length) that together form one zstd stream of records (kind byte, uvarint
+// key length, key, uvarint value length, value: the store's own keys and
+// values), then a trailer: the record count (uint64 big-endian) and the
+// sha256 of every byte before the trailer.
+//
+// It holds the run, its binary, jobs, frontiers, analyzer states, branch
+// chunks, races, traces, bugs, machine list, and the checkpoints of the
+// run's machines at every prefix of its traces, with their pages: what a
+// replay of any stored trace needs, from its nearest checkpoint.
+// Checkpoints of other prefixes are not exported.
+//
+// Import checks everything before writing anything: the magic, the
+// version ("archive format version N, this landslide reads M"), sizes
+// (ImportLimits: the decompressed archive, each record, each value's
+// decompressed size; a decompression bomb stops at the limit), that every
+// key is exactly one the store would write for the archived run (another
+// run's key, '..', an absolute or path-like component, an unknown kind
+// are hostile and rejected), that every record decodes and matches its
+// key, that binaries and pages match their hashes, that checkpoints
+// belong to the run's machines and their pages are present, and the
+// checksum and count. Then one synced batch writes it all. Importing a run
+// already in the store writes nothing and returns its ID with an error
+// wrapping ErrExists. Checkpoints and pages already in the store are kept
+// (they are deterministic functions of their keys).
+package store
