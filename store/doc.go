@@ -10,8 +10,9 @@
 //   - Every write is one pebble.Batch committed with pebble.Sync: a commit
 //     is on disk entirely or not at all, and a kill -9 at any moment loses
 //     at most the commit in flight. A failed commit (disk full, read-only
-//     file system) returns an error, changes nothing, and leaves the store
-//     unusable until it is reopened (Pebble's commit pipeline cannot go on
+//     file system) returns an error, is found after reopening entirely or
+//     not at all (never in part, never damaging earlier commits), and
+//     leaves the store unusable until it is reopened (Pebble's commit pipeline cannot go on
 //     after a failed WAL write).
 //   - One writer per workspace: Open takes flock(2) on <dir>/landslide.lock
 //     (LOCK_EX, non-blocking) and writes its pid there; a second writer gets

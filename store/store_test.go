@@ -1,13 +1,16 @@
 package store
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -727,4 +730,92 @@ func benchEncodeBranches(b *testing.B, n int) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/branch")
 	b.ReportMetric(float64(len(out))/float64(len(pool)), "bytes/branch")
+}
+
+// TestConcurrentCommits: jobs commit in parallel (Quicksand's workers)
+// while readers read.
+func TestConcurrentCommits(t *testing.T) {
+	s := openT(t, t.TempDir(), Options{})
+	defer s.Close()
+	run := &Run{Command: "quicksand"}
+	must(t, s.NewRun(run))
+	errs := make(chan error, 4)
+	for j := 0; j < 4; j++ {
+		go func(j int) {
+			r := rand.New(rand.NewPCG(uint64(j), 1))
+			job := &Job{Run: run.ID, ID: j}
+			for c := 0; c < 5; c++ {
+				cp := &CheckpointRecord{Machine: "m", Prefix: PrefixHash(synthChoices(r, 3)), State: []byte{byte(j)},
+					Pages: []PageRecord{{Addr: 0, Data: synthPage(byte(c))}}}
+				err := s.Commit(&Commit{Job: job, Branches: synthBranches(r, 1+c*3, 3, 2, 4), Checkpoints: []*CheckpointRecord{cp}})
+				if err == nil {
+					_, err = s.Jobs(run.ID)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}(j)
+	}
+	for j := 0; j < 4; j++ {
+		must(t, <-errs)
+	}
+	for j := 0; j < 4; j++ {
+		n := 0
+		must(t, s.Branches(run.ID, j, func(*BranchRecord) error { n++; return nil }))
+		if n != 15 {
+			t.Fatalf("job %d: %d branches", j, n)
+		}
+	}
+	if u, _ := s.Usage(); u.Kinds["page"].Keys != 5 {
+		t.Fatalf("%d pages stored, want 5", u.Kinds["page"].Keys)
+	}
+}
+
+// TestLockedAcrossProcesses: a writer in another process holds the
+// workspace; this one gets ErrLocked naming that process; once it is
+// killed (kill -9), the store opens and holds what it committed.
+func TestLockedAcrossProcesses(t *testing.T) {
+	if dir := os.Getenv("LANDSLIDE_STORE_HOLD"); dir != "" {
+		s, err := Open(dir, Options{})
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		run := &Run{Command: "held"}
+		if err := s.NewRun(run); err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("ready", run.ID)
+		select {} // until killed
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLockedAcrossProcesses$")
+	cmd.Env = append(os.Environ(), "LANDSLIDE_STORE_HOLD="+dir)
+	out, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ready ") {
+		t.Fatalf("child: %q, %v", line, err)
+	}
+	runID := strings.TrimSpace(strings.TrimPrefix(line, "ready "))
+	want := fmt.Sprintf("workspace %s is in use by another landslide process (pid %d)", dir, cmd.Process.Pid)
+	for _, ro := range []bool{false, true} {
+		_, err := Open(dir, Options{ReadOnly: ro})
+		if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), want) {
+			t.Fatalf("ReadOnly=%v: %v, want %q", ro, err, want)
+		}
+	}
+	must(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	s := openT(t, dir, Options{})
+	defer s.Close()
+	if _, err := s.Run(runID); err != nil {
+		t.Fatalf("the killed writer's run: %v", err)
+	}
 }
