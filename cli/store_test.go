@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -170,11 +169,14 @@ func dumpStore(t *testing.T, dir string) string {
 }
 
 // failingFS fails every write with errno once armed: a full disk
-// (ENOSPC) or a read-only one (EROFS).
+// (ENOSPC) or a read-only one (EROFS). With armAfter > 0 it arms itself
+// after that many syncs (the disk fills up in the middle of a run).
 type failingFS struct {
 	vfs.FS
-	errno syscall.Errno
-	armed *atomic.Bool
+	errno    syscall.Errno
+	armed    *atomic.Bool
+	syncs    *atomic.Int64
+	armAfter int64
 }
 
 func (f failingFS) fail() error {
@@ -203,11 +205,32 @@ func (f failingFile) WriteAt(p []byte, off int64) (int, error) {
 	return f.File.WriteAt(p, off)
 }
 
+func (f failingFile) synced() error {
+	if f.fs.armAfter > 0 && f.fs.syncs.Add(1) > f.fs.armAfter {
+		f.fs.armed.Store(true)
+	}
+	return f.fs.fail()
+}
+
 func (f failingFile) Sync() error {
-	if err := f.fs.fail(); err != nil {
+	if err := f.synced(); err != nil {
 		return err
 	}
 	return f.File.Sync()
+}
+
+func (f failingFile) SyncData() error {
+	if err := f.synced(); err != nil {
+		return err
+	}
+	return f.File.SyncData()
+}
+
+func (f failingFile) SyncTo(n int64) (bool, error) {
+	if err := f.synced(); err != nil {
+		return false, err
+	}
+	return f.File.SyncTo(n)
 }
 
 func (f failingFS) Create(name string, cat vfs.DiskWriteCategory) (vfs.File, error) {
@@ -226,6 +249,17 @@ func (f failingFS) OpenReadWrite(name string, cat vfs.DiskWriteCategory, opts ..
 		return nil, err
 	}
 	fh, err := f.FS.OpenReadWrite(name, cat, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return failingFile{fh, f}, nil
+}
+
+func (f failingFS) ReuseForWrite(old, name string, cat vfs.DiskWriteCategory) (vfs.File, error) {
+	if err := f.fail(); err != nil {
+		return nil, err
+	}
+	fh, err := f.FS.ReuseForWrite(old, name, cat)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +303,7 @@ func TestStoreFailures(t *testing.T) {
 		before := dumpStore(t, dir)
 		armed := &atomic.Bool{}
 		armed.Store(true)
-		storeFS = failingFS{FS: vfs.Default, errno: c.errno, armed: armed}
+		storeFS = failingFS{FS: vfs.Default, errno: c.errno, armed: armed, syncs: &atomic.Int64{}}
 		code, _, errOut := storeCLI(dir, "explore", prog, "--quiet", "--trace-dir", t.TempDir())
 		storeFS = nil
 		if code != ExitUsage || !strings.Contains(errOut, c.msg) {
@@ -293,11 +327,9 @@ func TestStoreFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	armed := &atomic.Bool{}
-	storeFS = failingFS{FS: vfs.Default, errno: syscall.ENOSPC, armed: armed}
-	timer := time.AfterFunc(500*time.Millisecond, func() { armed.Store(true) })
+	fs := failingFS{FS: vfs.Default, errno: syscall.ENOSPC, armed: &atomic.Bool{}, syncs: &atomic.Int64{}, armAfter: 30}
+	storeFS = fs
 	code, _, errOut := storeCLI(dir, append([]string{"explore", prog2, "--trace-dir", t.TempDir()}, limit...)...)
-	timer.Stop()
 	storeFS = nil
 	if code != ExitUsage || !strings.Contains(errOut, "no space left") {
 		t.Fatalf("disk full during the exploration: exit %d\n%s", code, errOut)
