@@ -157,15 +157,11 @@ func newShowCmd() *cobra.Command {
 		Short: "Show a run: its options, environment, jobs, bugs and race candidates",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStore(cmd, true)
+			st, r, err := openRun(cmd, args[0], true)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			r, err := st.Run(args[0])
-			if err != nil {
-				return storeErr(st.Dir(), err)
-			}
 			d, err := runDoc(st, r, true)
 			if err != nil {
 				return storeErr(st.Dir(), err)
@@ -287,15 +283,11 @@ func newExportCmd() *cobra.Command {
 			if output == "" {
 				return usageErr("export needs -o FILE")
 			}
-			st, err := openStore(cmd, true)
+			st, r, err := openRun(cmd, args[0], true)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			r, err := st.Run(args[0])
-			if err != nil {
-				return storeErr(st.Dir(), err)
-			}
 			tmp, err := os.CreateTemp(filepath.Dir(output), ".landslide-export-*")
 			if err != nil {
 				return usageErr("%v", err)

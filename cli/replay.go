@@ -134,15 +134,11 @@ twice gives the same output.`,
 			if err != nil {
 				return usageErr("--hb: %v", err)
 			}
-			st, err := openStore(cmd, true)
+			st, run, err := openRun(cmd, args[0], true)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			run, err := st.Run(args[0])
-			if err != nil {
-				return storeErr(st.Dir(), err)
-			}
 			cands, n, err := replay.Races(st, run, jobID, mode)
 			if err != nil {
 				return usageErr("%v", err)

@@ -46,6 +46,21 @@ func openStore(cmd *cobra.Command, readOnly bool) (*store.Store, error) {
 	return st, nil
 }
 
+// openRun opens the workspace and finds the run ref names (an ID or a
+// unique prefix). The caller closes the store.
+func openRun(cmd *cobra.Command, ref string, readOnly bool) (*store.Store, *store.Run, error) {
+	st, err := openStore(cmd, readOnly)
+	if err != nil {
+		return nil, nil, err
+	}
+	run, err := st.Run(ref)
+	if err != nil {
+		st.Close()
+		return nil, nil, storeErr(st.Dir(), err)
+	}
+	return st, run, nil
+}
+
 // storeErr turns a store failure into exit 2 with a clear message.
 func storeErr(dir string, err error) error {
 	switch {
@@ -152,15 +167,11 @@ uninterrupted run would have had. RUN is a run ID or a unique prefix of one
 			if err := checkDir(out.traceDir); err != nil {
 				return usageErr("--trace-dir: %v", err)
 			}
-			st, err := openStore(cmd, false)
+			st, run, err := openRun(cmd, args[0], false)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			run, err := st.Run(args[0])
-			if err != nil {
-				return storeErr(st.Dir(), err)
-			}
 			spec, err := job.DecodeSpec(run.Spec)
 			if err != nil {
 				return usageErr("run %s: %v", run.ID, err)

@@ -110,6 +110,8 @@ type Result struct {
 	Budgeted  int // branches that ran out of instructions
 	Estimate  estimator.Estimate
 	Stopped   string // why an incomplete exploration stopped
+	// Depth is the number of transitions of the last interleaving.
+	Depth int
 }
 
 // node is one PP of the current branch.
@@ -215,6 +217,7 @@ func (x *Explorer) Run() (*Result, error) {
 	if x.resumed {
 		res.Executed, res.Transitions, res.Interleavings = x.executed, x.nTrans, x.branches
 		res.Estimate, res.Bound, res.Budgeted = x.est.Current(), x.bound, x.budgeted
+		res.Depth = len(x.trs)
 	} else {
 		if x.opt.ICB {
 			x.bound = 0
@@ -245,6 +248,7 @@ func (x *Explorer) Run() (*Result, error) {
 			res.Estimate = br.Estimate
 			res.Bound = x.bound
 			res.Budgeted = x.budgeted
+			res.Depth = len(br.Transitions)
 			keep := true
 			if x.opt.OnBranch != nil {
 				keep = x.opt.OnBranch(br)

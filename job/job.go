@@ -179,6 +179,11 @@ func (j *runner) run() (*Result, error) {
 		j.x = dpor.New(j.k, opt)
 	}
 	res, err := j.x.Run()
+	if ps != nil {
+		if werr := ps.wait(); ps.err == nil {
+			ps.err = werr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -106,6 +106,9 @@ func encode(v any) ([]byte, error) {
 
 func decode(b []byte, what string, v any) error {
 	var e envelope
+	if err := store.CheckMsgpack(b); err != nil {
+		return fmt.Errorf("stored %s: %w", what, err)
+	}
 	if err := msgpack.Unmarshal(b, &e); err != nil {
 		return fmt.Errorf("stored %s: %w", what, err)
 	}
@@ -157,6 +160,7 @@ type persister struct {
 	lastN    int
 	lastT    time.Time
 	saved    map[[32]byte]bool // checkpoints stored by this process
+	inflight chan error        // the result of the commit in flight
 	stats    store.CommitStats
 	commits  int
 	err      error
@@ -287,23 +291,22 @@ func (ps *persister) branch(b *dpor.Branch, changed []*race.Candidate) {
 		ps.races[c.Key()] = c
 	}
 	if b.N-ps.lastN >= ps.p.Every || time.Since(ps.lastT) >= ps.p.Interval {
-		ps.err = ps.commit(store.StatusRunning, "", nil)
+		ps.err = ps.commit(store.StatusRunning, "", nil, true)
 	}
 }
 
 // commit writes everything pending, the frontier and the job's counters
-// in one batch.
-func (ps *persister) commit(status store.Status, message string, res *Result) error {
+// in one batch, now or,
+// in the background (async) while the exploration goes on: what it
+// writes is captured first, and the next commit waits for it.
+func (ps *persister) commit(status store.Status, message string, res *Result, async bool) error {
+	if err := ps.wait(); err != nil {
+		return err
+	}
 	j, p := ps.j, ps.p
 	fr := j.x.Frontier()
-	c := &store.Commit{Run: p.Run, Branches: ps.branches}
-	var err error
-	if c.Frontier, err = encode(fr); err != nil {
-		return err
-	}
-	if c.State, err = encode(j.an.State()); err != nil {
-		return err
-	}
+	state := j.an.State()
+	c := &store.Commit{Branches: ps.branches}
 	est := j.x.Estimate()
 	jb := &store.Job{Run: p.Run.ID, ID: p.Job, PPSet: DescribePPs(j.k, j.cfg), Status: status,
 		Interleavings: fr.Branches, Executed: fr.Executed, Transitions: fr.Steps, Budgeted: fr.Budgeted,
@@ -338,6 +341,12 @@ func (ps *persister) commit(status store.Status, message string, res *Result) er
 			if ps.saved[h] {
 				continue
 			}
+			if have, err := p.Store.HasCheckpoint(ps.machine, h); err != nil {
+				return err
+			} else if have { // stored by the run this one resumes
+				ps.saved[h] = true
+				continue
+			}
 			snap, err := j.x.SnapshotAt(d)
 			if err != nil {
 				return err
@@ -354,22 +363,53 @@ func (ps *persister) commit(status store.Status, message string, res *Result) er
 			ps.saved[h] = true
 		}
 	}
-	p.Run.Status, p.Run.Message = status, message
+	run := *p.Run
+	run.Status, run.Message = status, message
 	if status == store.StatusRunning {
-		p.Run.Message = fmt.Sprintf("%d interleavings so far", fr.Executed)
+		run.Message = fmt.Sprintf("%d interleavings so far", fr.Executed)
 	}
-	stats, err := p.Store.CommitWithStats(c)
-	if err != nil {
-		return err
-	}
-	ps.commits++
-	addStats(&ps.stats, stats)
-	if p.OnCommit != nil {
-		p.OnCommit(stats)
-	}
+	c.Run = &run
 	ps.branches, ps.lastN, ps.lastT = nil, fr.Executed, time.Now()
 	clear(ps.races)
+	write := func() error {
+		var err error
+		if c.Frontier, err = encode(fr); err != nil {
+			return err
+		}
+		if c.State, err = encode(state); err != nil {
+			return err
+		}
+		stats, err := p.Store.CommitWithStats(c)
+		if err != nil {
+			return err
+		}
+		ps.commits++
+		addStats(&ps.stats, stats)
+		if p.OnCommit != nil {
+			p.OnCommit(stats)
+		}
+		return nil
+	}
+	if async {
+		ps.inflight = make(chan error, 1)
+		go func() { ps.inflight <- write() }()
+		return nil
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	*p.Run = run
 	return nil
+}
+
+// wait waits for the commit in flight, if any, and returns its error.
+func (ps *persister) wait() error {
+	if ps.inflight == nil {
+		return nil
+	}
+	err := <-ps.inflight
+	ps.inflight = nil
+	return err
 }
 
 func addStats(t *store.CommitStats, s store.CommitStats) {
@@ -435,6 +475,9 @@ func (ps *persister) finish(res *Result) error {
 	if ps.err != nil {
 		return ps.err
 	}
+	if err := ps.wait(); err != nil {
+		return err
+	}
 	status, msg := store.StatusBudget, ""
 	switch {
 	case res.Bug != nil:
@@ -449,5 +492,5 @@ func (ps *persister) finish(res *Result) error {
 			status = store.StatusStopped
 		}
 	}
-	return ps.commit(status, msg, res)
+	return ps.commit(status, msg, res, false)
 }

@@ -460,6 +460,13 @@ func (d *dec) skip() {
 }
 
 // skipAll checks that the input is exactly one well-formed value.
+// CheckMsgpack checks that b is a sequence of well-formed MessagePack
+// values whose every length fits in the bytes that remain. Decoding b
+// with github.com/vmihailenco/msgpack/v5 after that cannot allocate much
+// more than len(b) times the size of the largest element type (the
+// package preallocates whatever a header claims).
+func CheckMsgpack(b []byte) error { return (&dec{b: b}).skipAll() }
+
 func (d *dec) skipAll() error {
 	d.skip()
 	return d.end()

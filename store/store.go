@@ -1247,6 +1247,22 @@ func (s *Store) Checkpoint(machine string, prefix [32]byte) (*CheckpointRecord, 
 	return readCheckpoint(snap, machine, prefix)
 }
 
+// HasCheckpoint reports whether a checkpoint is stored, without reading
+// it.
+func (s *Store) HasCheckpoint(machine string, prefix [32]byte) (bool, error) {
+	if !validMachine(machine) {
+		return false, fmt.Errorf("invalid machine id %q", machine)
+	}
+	if err := s.usable(false); err != nil {
+		return false, err
+	}
+	_, err := s.get(keyCkpt(machine, prefix))
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 func readCheckpoint(r reader, machine string, prefix [32]byte) (*CheckpointRecord, error) {
 	k := keyCkpt(machine, prefix)
 	v, err := getFrom(r, k)
