@@ -5,12 +5,14 @@
 //     `landslide explore`: a commit every 2,000 interleavings or 2 s, the
 //     interleavings logged for offline race analysis, checkpoints every
 //     64 PPs), in alternating runs of the same process;
+//
 //   - the store's bytes per interleaving and per checkpoint;
+//
 //   - the time to resume a run whose frontier is deep, from the nearest
 //     checkpoint and by re-executing from the program's start.
 //
-//	go build -o /tmp/storebench ./bench/cmd/storebench
-//	GOMAXPROCS=1 taskset -c 0 /tmp/storebench > /tmp/store.md
+//     go build -o /tmp/storebench ./bench/cmd/storebench
+//     GOMAXPROCS=1 taskset -c 0 /tmp/storebench > /tmp/store.md
 package main
 
 import (
