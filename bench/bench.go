@@ -126,6 +126,9 @@ func Run(s Scenario) (Measurement, error) {
 	return m, nil
 }
 
+// CPUTime is the process's user+system CPU time so far.
+func CPUTime() time.Duration { return cpuTime() }
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

@@ -155,7 +155,7 @@ type persister struct {
 	j       *runner
 	machine string
 	// Pending since the last commit.
-	branches []*store.BranchRecord
+	log      *store.BranchLog
 	races    map[[2]uint64]*race.Candidate
 	lastN    int
 	lastT    time.Time
@@ -186,7 +186,7 @@ func newPersister(p *Persist, j *runner) *persister {
 		spec = j.cfg.Spec()
 	}
 	return &persister{p: p, j: j, machine: MachineID(p.Run.Binary, &spec), races: map[[2]uint64]*race.Candidate{},
-		lastT: time.Now(), saved: map[[32]byte]bool{}}
+		lastT: time.Now(), saved: map[[32]byte]bool{}, log: &store.BranchLog{}}
 }
 
 // load restores the job's state from its last commit: the frontier (nil
@@ -284,8 +284,12 @@ func (ps *persister) branch(b *dpor.Branch, changed []*race.Candidate) {
 		return
 	}
 	if !ps.p.NoBranchLog {
-		ps.branches = append(ps.branches, &store.BranchRecord{N: b.N, Div: b.Divergence,
-			Transitions: slices.Clone(b.Transitions[b.Divergence:]), Pairs: slices.Clone(b.NewPairs)})
+		// Encoded now: the transitions become garbage with the branch.
+		if err := ps.log.Add(&store.BranchRecord{N: b.N, Div: b.Divergence,
+			Transitions: b.Transitions[b.Divergence:], Pairs: b.NewPairs}); err != nil {
+			ps.err = err
+			return
+		}
 	}
 	for _, c := range changed {
 		ps.races[c.Key()] = c
@@ -306,7 +310,7 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 	j, p := ps.j, ps.p
 	fr := j.x.Frontier()
 	state := j.an.State()
-	c := &store.Commit{Branches: ps.branches}
+	c := &store.Commit{Log: ps.log}
 	est := j.x.Estimate()
 	jb := &store.Job{Run: p.Run.ID, ID: p.Job, PPSet: DescribePPs(j.k, j.cfg), Status: status,
 		Interleavings: fr.Branches, Executed: fr.Executed, Transitions: fr.Steps, Budgeted: fr.Budgeted,
@@ -369,37 +373,44 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 		run.Message = fmt.Sprintf("%d interleavings so far", fr.Executed)
 	}
 	c.Run = &run
-	ps.branches, ps.lastN, ps.lastT = nil, fr.Executed, time.Now()
+	ps.log, ps.lastN, ps.lastT = &store.BranchLog{}, fr.Executed, time.Now()
 	clear(ps.races)
-	write := func() error {
-		var err error
-		if c.Frontier, err = encode(fr); err != nil {
-			return err
-		}
-		if c.State, err = encode(state); err != nil {
-			return err
-		}
-		stats, err := p.Store.CommitWithStats(c)
-		if err != nil {
-			return err
-		}
-		ps.commits++
-		addStats(&ps.stats, stats)
-		if p.OnCommit != nil {
-			p.OnCommit(stats)
-		}
-		return nil
-	}
 	if async {
 		ps.inflight = make(chan error, 1)
-		go func() { ps.inflight <- write() }()
+		go ps.writeAsync(c, fr, state)
 		return nil
 	}
-	if err := write(); err != nil {
+	if err := ps.write(c, fr, state); err != nil {
 		return err
 	}
 	*p.Run = run
 	return nil
+}
+
+// write encodes the frontier and the race state into c and commits it.
+func (ps *persister) write(c *store.Commit, fr *dpor.Frontier, state race.State) error {
+	var err error
+	if c.Frontier, err = encode(fr); err != nil {
+		return err
+	}
+	if c.State, err = encode(state); err != nil {
+		return err
+	}
+	stats, err := ps.p.Store.CommitWithStats(c)
+	if err != nil {
+		return err
+	}
+	ps.commits++
+	addStats(&ps.stats, stats)
+	if ps.p.OnCommit != nil {
+		ps.p.OnCommit(stats)
+	}
+	return nil
+}
+
+// writeAsync is write in the background; wait collects its result.
+func (ps *persister) writeAsync(c *store.Commit, fr *dpor.Frontier, state race.State) {
+	ps.inflight <- ps.write(c, fr, state)
 }
 
 // wait waits for the commit in flight, if any, and returns its error.

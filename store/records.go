@@ -539,16 +539,20 @@ func decTransitions(d *dec) []*record.Transition {
 func encBranches(e *enc, bs []*BranchRecord) {
 	e.arr(len(bs))
 	for _, b := range bs {
-		e.arr(4)
-		e.int(int64(b.N))
-		e.int(int64(b.Div))
-		encTransitions(e, b.Transitions)
-		e.arr(len(b.Pairs))
-		for _, p := range b.Pairs {
-			e.arr(2)
-			e.int(int64(p[0]))
-			e.int(int64(p[1]))
-		}
+		encBranch(e, b)
+	}
+}
+
+func encBranch(e *enc, b *BranchRecord) {
+	e.arr(4)
+	e.int(int64(b.N))
+	e.int(int64(b.Div))
+	encTransitions(e, b.Transitions)
+	e.arr(len(b.Pairs))
+	for _, p := range b.Pairs {
+		e.arr(2)
+		e.int(int64(p[0]))
+		e.int(int64(p[1]))
 	}
 }
 

@@ -800,6 +800,9 @@ type Commit struct {
 	State []byte
 	// Branches are new explored interleavings of Job, stored as one chunk.
 	Branches []*BranchRecord
+	// Log is the same, encoded as they came (BranchLog); at most one of
+	// Branches and Log may be given.
+	Log *BranchLog
 	// Races are upserted by (run, job, Candidate.A.PC, Candidate.B.PC). A
 	// record with an empty Run gets Job's run and ID.
 	Races []*RaceRecord
@@ -927,12 +930,25 @@ func (s *Store) CommitWithStats(c *Commit) (st CommitStats, err error) {
 			return st, err
 		}
 	}
+	if len(c.Branches) > 0 && c.Log.Len() > 0 {
+		return st, errors.New("commit: both Branches and Log")
+	}
 	if len(c.Branches) > 0 {
 		n0 := st.Bytes
 		if err := s.putBranches(w, job, jobID, c.Branches); err != nil {
 			return st, err
 		}
 		st.Branches = len(c.Branches)
+		st.BranchBytes = st.Bytes - n0
+	}
+	if c.Log.Len() > 0 {
+		n0 := st.Bytes
+		raw := c.Log.chunk()
+		v := packWith(make([]byte, 0, len(raw)/4+64), raw, true, fastEncoder())
+		if err := w.set(keyBranch(job, jobID, c.Log.first), v); err != nil {
+			return st, err
+		}
+		st.Branches = c.Log.Len()
 		st.BranchBytes = st.Bytes - n0
 	}
 	for _, r := range c.Races {
@@ -1025,6 +1041,49 @@ func (s *Store) putBranches(w *batchWriter, run string, job int, brs []*BranchRe
 	encBranches(e, brs)
 	v := packWith(make([]byte, 0, len(e.b)/4+64), e.b, true, fastEncoder())
 	return w.set(keyBranch(run, job, brs[0].N), v)
+}
+
+// BranchLog holds branch records encoded as they are added, so that a
+// caller committing in batches need not keep their transitions alive
+// until the commit (they are most of an exploration's garbage). The zero
+// value is an empty log.
+type BranchLog struct {
+	body  []byte
+	n     int
+	first int
+	last  int
+}
+
+// Add encodes br at the end of the log. N must increase from record to
+// record.
+func (l *BranchLog) Add(br *BranchRecord) error {
+	if br == nil || br.N < 1 || br.Div < 0 || (l.n > 0 && br.N <= l.last) {
+		return errors.New("branch log: records need increasing N >= 1 and Div >= 0")
+	}
+	e := enc{b: l.body}
+	encBranch(&e, br)
+	l.body = e.b
+	if l.n == 0 {
+		l.first = br.N
+	}
+	l.n++
+	l.last = br.N
+	return nil
+}
+
+// Len is the number of records in the log (0 for a nil log).
+func (l *BranchLog) Len() int {
+	if l == nil {
+		return 0
+	}
+	return l.n
+}
+
+// chunk is the log as a chunk value (the array header, then the records).
+func (l *BranchLog) chunk() []byte {
+	e := enc{b: make([]byte, 0, len(l.body)+5)}
+	e.arr(l.n)
+	return append(e.b, l.body...)
 }
 
 func (s *Store) pageStored(h [32]byte) (bool, error) {

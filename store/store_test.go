@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -817,5 +818,49 @@ func TestLockedAcrossProcesses(t *testing.T) {
 	defer s.Close()
 	if _, err := s.Run(runID); err != nil {
 		t.Fatalf("the killed writer's run: %v", err)
+	}
+}
+
+// TestBranchLogEqualsBranches: records committed through a BranchLog
+// (encoded as they are added) read back exactly as the same records
+// committed as Branches.
+func TestBranchLogEqualsBranches(t *testing.T) {
+	s := openT(t, t.TempDir(), Options{})
+	defer s.Close()
+	run := &Run{Command: "explore"}
+	must(t, s.NewRun(run))
+	r := rand.New(rand.NewPCG(8, 9))
+	brs := synthBranches(r, 1, 40, 3, 4)
+	must(t, s.Commit(&Commit{Job: &Job{Run: run.ID, ID: 1}, Branches: brs[:25]}))
+	must(t, s.Commit(&Commit{Job: &Job{Run: run.ID, ID: 1}, Branches: brs[25:]}))
+	for i, part := range [][]*BranchRecord{brs[:25], brs[25:]} {
+		log := &BranchLog{}
+		for _, b := range part {
+			must(t, log.Add(b))
+		}
+		if log.Len() != len(part) {
+			t.Fatalf("part %d: Len %d", i, log.Len())
+		}
+		must(t, s.Commit(&Commit{Job: &Job{Run: run.ID, ID: 2}, Log: log}))
+	}
+	read := func(job int) []string {
+		var out []string
+		must(t, s.Branches(run.ID, job, func(b *BranchRecord) error {
+			out = append(out, fmt.Sprintf("%d %d %v %x", b.N, b.Div, b.Pairs, record.Hash(b.Transitions)))
+			return nil
+		}))
+		return out
+	}
+	a, b := read(1), read(2)
+	if len(a) != 40 || !slices.Equal(a, b) {
+		t.Fatalf("through Branches %d records, through a log %d; equal %v", len(a), len(b), slices.Equal(a, b))
+	}
+	log := &BranchLog{}
+	must(t, log.Add(brs[3]))
+	if log.Add(brs[2]) == nil {
+		t.Error("a log accepted a record with a smaller N")
+	}
+	if s.Commit(&Commit{Job: &Job{Run: run.ID, ID: 3}, Log: log, Branches: brs[:1]}) == nil {
+		t.Error("a commit with both Branches and Log was accepted")
 	}
 }
