@@ -58,7 +58,12 @@ Progress (interleavings, estimated % explored, ETA) goes to stderr every
           as .txt, .html (one column per thread) and .json
   exit 0  the state space completed with no bug: verified for this PP set
   exit 3  the budget ran out: coverage and the race candidates seen
-  exit 2  usage or input error`,
+  exit 2  usage or input error, or a store failure
+
+The exploration is recorded in the store (--store, default ./.landslide),
+committed every --commit-every interleavings or --commit-interval: after a
+crash, landslide resume RUN continues from the last commit. replay, races,
+show, bugs and export read the stored run; --no-store records nothing.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runExplore(cmd, args[0], args[1:], &f) },
 	}
