@@ -42,6 +42,13 @@
 // ICB bound. Preempt-everywhere (the thesis's -0) is a PP set, chosen by
 // the caller through the machine's configuration.
 //
+// Persistence: Frontier is the explorer's state between two
+// interleavings as plain data, and Resume continues from it in another
+// process. The analysis is rebuilt from the stored transitions; a node's
+// snapshot is rebuilt only when backtracking needs it, by re-executing
+// from the nearest state available (the start, or a checkpoint offered by
+// Options.Checkpoint), each transition checked against the stored one.
+//
 // Determinism: the exploration order depends only on the machine's
 // behaviour (no maps are iterated, no clock decides anything); time only
 // feeds the estimates.

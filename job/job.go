@@ -3,6 +3,10 @@
 // interleaving, the estimates, and a readable trace of the bug if one is
 // found (thesis §3.4; the brief's "job"). `landslide explore` runs one job;
 // Quicksand (a later layer) runs many.
+//
+// With Config.Persist a job commits itself to a store in batches and can
+// be resumed from its last commit (persist.go: the stored spec, frontier,
+// race state, interleaving log, race candidates, checkpoints and bug).
 package job
 
 import (
