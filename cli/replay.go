@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,14 +17,17 @@ import (
 	"landslide/store"
 )
 
-// findTrace resolves RUN[/JOB[/TRACE]] (or a bug's signature prefix) to a
-// stored trace.
+// findTrace resolves RUN[/JOB[/TRACE]], or a bug's signature (or a
+// unique prefix of one, as `landslide bugs` prints it), to a stored trace.
 func findTrace(st *store.Store, ref string) (*store.Run, *store.TraceRecord, error) {
 	parts := strings.Split(ref, "/")
 	if len(parts) > 3 {
-		return nil, nil, fmt.Errorf("%q: want RUN, RUN/JOB or RUN/JOB/TRACE", ref)
+		return nil, nil, fmt.Errorf("%q: want RUN, RUN/JOB, RUN/JOB/TRACE or a bug signature", ref)
 	}
 	run, err := st.Run(parts[0])
+	if errors.Is(err, store.ErrNotFound) && len(parts) == 1 {
+		return findBug(st, ref)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -47,11 +51,31 @@ func findTrace(st *store.Store, ref string) (*store.Run, *store.TraceRecord, err
 	return nil, nil, fmt.Errorf("run %s has no stored trace %s (only bugs' traces are stored)", run.ID, ref)
 }
 
+// findBug finds the trace of the first bug (in run order) whose signature
+// starts with sig.
+func findBug(st *store.Store, sig string) (*store.Run, *store.TraceRecord, error) {
+	bugs, err := st.Bugs("")
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, b := range bugs {
+		if strings.HasPrefix(b.Signature, sig) {
+			run, err := st.Run(b.Run)
+			if err != nil {
+				return nil, nil, err
+			}
+			tr, err := st.Trace(b.Run, b.Job, b.Trace)
+			return run, tr, err
+		}
+	}
+	return nil, nil, fmt.Errorf("no run and no bug signature matches %q: %w", sig, store.ErrNotFound)
+}
+
 func newReplayCmd() *cobra.Command {
 	var format string
 	var step, fromStart bool
 	cmd := &cobra.Command{
-		Use:   "replay RUN[/JOB[/TRACE]]",
+		Use:   "replay RUN[/JOB[/TRACE]] | BUG-SIGNATURE",
 		Short: "Re-execute a stored bug trace, check it reproduces, and show its report",
 		Long: `Replay re-executes a stored trace (a bug found by explore) from the nearest
 stored checkpoint on its prefix (or, with --from-start, from the program's

@@ -124,6 +124,17 @@ func TestArchiveRoundTrip(t *testing.T) {
 			t.Errorf("replaying imported run %s: exit %d\n%s%s", id, code, out, errOut)
 		}
 	}
+	// A bug named by its signature, as bugs prints it.
+	var groups []struct{ Signature string }
+	_, out, _ := storeCLI(dst, "bugs", "--json")
+	if err := json.Unmarshal([]byte(out), &groups); err != nil || len(groups) != 2 {
+		t.Fatalf("bugs --json: %v\n%s", err, out)
+	}
+	for _, g := range groups {
+		if code, out, errOut := storeCLI(dst, "replay", g.Signature[:8]); code != ExitBug {
+			t.Errorf("replay by signature %s: exit %d\n%s%s", g.Signature, code, out, errOut)
+		}
+	}
 	before := dumpStore(t, dst)
 	code, out, _ := storeCLI(dst, "import", filepath.Join(archives, runs[0]+".lsa"))
 	if code != ExitOK || !strings.Contains(out, "already in the store") {
