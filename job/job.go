@@ -134,7 +134,10 @@ func (j *runner) run() (*Result, error) {
 	var fr *dpor.Frontier
 	var before time.Duration // spent by the runs this one resumes
 	if cfg.Persist != nil {
-		ps = newPersister(cfg.Persist, j)
+		var err error
+		if ps, err = newPersister(cfg.Persist, j); err != nil {
+			return nil, err
+		}
 		if cfg.Persist.Resume {
 			var err error
 			if fr, before, err = ps.load(); err != nil {

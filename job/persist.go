@@ -166,7 +166,7 @@ type persister struct {
 	err      error
 }
 
-func newPersister(p *Persist, j *runner) *persister {
+func newPersister(p *Persist, j *runner) (*persister, error) {
 	if p.Job == 0 {
 		p.Job = 1
 	}
@@ -183,10 +183,10 @@ func newPersister(p *Persist, j *runner) *persister {
 	// it), not j.cfg, which Machine may have completed.
 	spec, err := DecodeSpec(p.Run.Spec)
 	if err != nil {
-		spec = j.cfg.Spec()
+		return nil, fmt.Errorf("run %s: %w", p.Run.ID, err)
 	}
 	return &persister{p: p, j: j, machine: MachineID(p.Run.Binary, &spec), races: map[[2]uint64]*race.Candidate{},
-		lastT: time.Now(), saved: map[[32]byte]bool{}, log: &store.BranchLog{}}
+		lastT: time.Now(), saved: map[[32]byte]bool{}, log: &store.BranchLog{}}, nil
 }
 
 // load restores the job's state from its last commit: the frontier (nil
