@@ -121,7 +121,7 @@ type runner struct {
 	syms     *elfsym.Symbols
 	an       *race.Analyzer
 	x        *dpor.Explorer
-	stacks   map[[2]uint64][2][]uint64
+	stacks   map[[2]uint64][2][]report.Frame // per candidate, symbolized once
 	races    int
 	lastProg time.Duration
 	now      func() time.Duration
@@ -129,7 +129,7 @@ type runner struct {
 
 func (j *runner) run() (*Result, error) {
 	cfg := j.cfg
-	j.stacks = map[[2]uint64][2][]uint64{}
+	j.stacks = map[[2]uint64][2][]report.Frame{}
 	var ps *persister
 	var fr *dpor.Frontier
 	var before time.Duration // spent by the runs this one resumes
@@ -201,7 +201,7 @@ func (j *runner) run() (*Result, error) {
 	out.Verified = res.Complete && res.Bug == nil
 	for _, c := range j.an.Candidates() {
 		st := j.stacks[c.Key()]
-		out.Races = append(out.Races, &RaceReport{Candidate: c, StackA: report.Frames(j.syms, st[0]), StackB: report.Frames(j.syms, st[1])})
+		out.Races = append(out.Races, &RaceReport{Candidate: c, StackA: st[0], StackB: st[1]})
 	}
 	if res.BugBranch != nil {
 		out.Trace = j.trace(res, out)
@@ -237,7 +237,7 @@ func (j *runner) captureStacks(c *race.Candidate) {
 		}
 	}
 	j.k.Restore(end)
-	j.stacks[key] = st
+	j.stacks[key] = [2][]report.Frame{report.Frames(j.syms, st[0]), report.Frames(j.syms, st[1])}
 }
 
 // DescribePPs lists a job's PP set in words.

@@ -154,6 +154,7 @@ type persister struct {
 	p       *Persist
 	j       *runner
 	machine string
+	ppset   []string // DescribePPs, once
 	// Pending since the last commit.
 	log      *store.BranchLog
 	races    map[[2]uint64]*race.Candidate
@@ -228,24 +229,11 @@ func (ps *persister) load() (*dpor.Frontier, time.Duration, error) {
 		return nil, 0, err
 	}
 	for _, r := range rr {
-		ps.j.stacks[r.Candidate.Key()] = [2][]uint64{framePCs(r.StackA), framePCs(r.StackB)}
+		ps.j.stacks[r.Candidate.Key()] = [2][]report.Frame{r.StackA, r.StackB}
 	}
 	ps.lastN = fr.Executed
 	ps.commits = jb.Commits
 	return fr, time.Duration(jb.Elapsed), nil
-}
-
-// framePCs inverts report.Frames: outer frames are stored as call sites
-// (the call instruction, 4 bytes before the return address).
-func framePCs(fs []report.Frame) []uint64 {
-	out := make([]uint64, len(fs))
-	for i, f := range fs {
-		out[i] = f.PC
-		if i > 0 {
-			out[i] += 4
-		}
-	}
-	return out
 }
 
 // checkpoint is dpor.Options.Checkpoint: the deepest stored state on the
@@ -312,7 +300,10 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 	state := j.an.State()
 	c := &store.Commit{Log: ps.log}
 	est := j.x.Estimate()
-	jb := &store.Job{Run: p.Run.ID, ID: p.Job, PPSet: DescribePPs(j.k, j.cfg), Status: status,
+	if ps.ppset == nil {
+		ps.ppset = DescribePPs(j.k, j.cfg)
+	}
+	jb := &store.Job{Run: p.Run.ID, ID: p.Job, PPSet: ps.ppset, Status: status,
 		Interleavings: fr.Branches, Executed: fr.Executed, Transitions: fr.Steps, Budgeted: fr.Budgeted,
 		Bound: fr.Bound, EstSize: est.Size, EstProportion: est.Proportion, EstTotal: int64(est.Total),
 		Elapsed: int64(j.now()), Commits: ps.commits}
@@ -333,7 +324,7 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 	for _, k := range keys {
 		st := j.stacks[k]
 		c.Races = append(c.Races, &store.RaceRecord{Run: p.Run.ID, Job: p.Job, Candidate: *ps.races[k],
-			StackA: report.Frames(j.syms, st[0]), StackB: report.Frames(j.syms, st[1])})
+			StackA: st[0], StackB: st[1]})
 	}
 	if res != nil && res.BugBranch != nil {
 		tr, bug := ps.bugRecords(res)

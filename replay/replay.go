@@ -76,7 +76,11 @@ func Trace(st *store.Store, run *store.Run, tr *store.TraceRecord, opt Options) 
 	if !opt.FromStart {
 		machine := job.MachineID(run.Binary, &spec)
 		for d := n; d > 0; d-- {
-			rec, err := st.Checkpoint(machine, store.PrefixHash(tr.Choices[:d]))
+			h := store.PrefixHash(tr.Choices[:d])
+			if have, _ := st.HasCheckpoint(machine, h); !have {
+				continue
+			}
+			rec, err := st.Checkpoint(machine, h)
 			if err != nil {
 				continue
 			}
