@@ -49,7 +49,9 @@ tested (thesis §3.4), stopping at the first bug.
 The PP set is --pp (default mutex_lock,mutex_unlock; data-race PPs as 0xADDR
 or symbol+offset may be listed too), --data-race-pp, --data-race-func,
 narrowed by --within/--without; yields, blocking, thread creation and exit
-are always PPs. Data-race candidates are reported under --hb limited (the
+are always PPs. A test may carry its own within/without directives
+(LANDSLIDE_CONFIG in the SDK's landslide.h): they apply unless --within,
+--without or --no-test-config is given, and the PP set names them. Data-race candidates are reported under --hb limited (the
 thesis's Limited Happens-Before, default) or --hb pure (vector clocks).
 
 Progress (interleavings, estimated % explored, ETA) goes to stderr every
@@ -111,6 +113,7 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 		return err
 	}
 	kcfg.Args = append([]string{path}, guestArgs...)
+	f.ppFlags.noteTestConfig(cmd.ErrOrStderr(), f.output.quiet)
 	testing := f.testingMutexes
 	if !cmd.Flags().Changed("testing-mutexes") && strings.HasPrefix(filepath.Base(path), "mutex_test") {
 		testing = true

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,10 +20,16 @@ type ppFlags struct {
 	raceFuncs  []string
 	within     []string
 	without    []string
+	noTestCfg  bool
 	everywhere bool
 	maxInstr   uint64
 	maxPPs     int
 	maxThread  int
+
+	// testConfig is set by config: the program's LANDSLIDE_CONFIG
+	// directives it applied (none when --within, --without or
+	// --no-test-config overrode them).
+	testConfig []string
 }
 
 func (f *ppFlags) register(fl *pflag.FlagSet) {
@@ -30,6 +38,7 @@ func (f *ppFlags) register(fl *pflag.FlagSet) {
 	fl.StringSliceVar(&f.raceFuncs, "data-race-func", nil, "make every shared-memory instruction of this function (not sp/fp-relative) a data-race PP (repeatable)")
 	fl.StringSliceVar(&f.within, "within", nil, "only preempt with this function on the stack (repeatable)")
 	fl.StringSliceVar(&f.without, "without", nil, "never preempt with this function on the stack (repeatable)")
+	fl.BoolVar(&f.noTestCfg, "no-test-config", false, "ignore the program's own LANDSLIDE_CONFIG directives (--within/--without replace them anyway)")
 	fl.BoolVar(&f.everywhere, "preempt-everywhere", false, "preempt before every shared access outside the mutex implementation (the thesis's -0)")
 	fl.Uint64Var(&f.maxInstr, "max-instructions", 0, "instruction budget of one execution (default 2e9)")
 	fl.IntVar(&f.maxPPs, "max-pps", 0, "preemption points in one execution before reporting an infinite loop (default 4000)")
@@ -94,6 +103,14 @@ func (f *ppFlags) config(data []byte, ppChanged bool) (kernel.Config, error) {
 	for _, w := range f.without {
 		cfg.Filters = append(cfg.Filters, kernel.Filter{Func: w})
 	}
+	if len(cfg.Filters) == 0 && !f.noTestCfg && len(img.Directives) > 0 {
+		// The test's own configuration (thesis §4.5 configured tests this
+		// way; the SDK's LANDSLIDE_CONFIG puts it in the binary).
+		if cfg.Filters, err = kernel.TestFilters(img.Directives, img.Symbols); err != nil {
+			return cfg, usageErr("%v (--no-test-config ignores the program's directives)", err)
+		}
+		f.testConfig = img.Directives
+	}
 	for _, flt := range cfg.Filters {
 		if _, _, ok := img.Symbols.Lookup(flt.Func); !ok {
 			flag := "--without"
@@ -124,4 +141,13 @@ func isAddrSpec(s string) bool {
 	}
 	_, err := strconv.ParseUint(s, 0, 64)
 	return err == nil
+}
+
+// noteTestConfig tells the user, on stderr, which of the program's own
+// directives config applied, unless quiet.
+func (f *ppFlags) noteTestConfig(stderr io.Writer, quiet bool) {
+	if len(f.testConfig) == 0 || quiet {
+		return
+	}
+	fmt.Fprintf(stderr, "landslide: the program's LANDSLIDE_CONFIG applies: %s (--no-test-config ignores it)\n", strings.Join(f.testConfig, ", "))
 }

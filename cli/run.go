@@ -109,6 +109,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	f.ppFlags.noteTestConfig(cmd.ErrOrStderr(), false)
 	cfg.NoTrack = f.noTrack
 	cfg.Args = append([]string{path}, args[1:]...)
 	var ch schedule.Chooser = schedule.Default{}

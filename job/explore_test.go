@@ -427,7 +427,7 @@ func TestReferenceLibraryVerifies(t *testing.T) {
 		}
 		switch f.Name {
 		case "ref/paraguay", "ref/paradise_lost", "ref/broadcast_two_waiters":
-			continue // minutes each: see BENCHMARKS.md
+			continue // 10^5-10^6 interleavings: go run ./bench/cmd/refverify (BENCHMARKS.md)
 		}
 		_, img := image(t, f.Name)
 		res, err := Run(Config{Program: f.Path(), Image: img,

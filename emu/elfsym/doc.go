@@ -2,7 +2,9 @@
 // validates a RISC-V RV64 ELF executable and loads its PT_LOAD segments into
 // guest memory (keeping the first 64 KiB unmapped as a null guard), reads the
 // ELF symbol table and the DWARF line tables, names program addresses for bug
-// reports (function, file and line), and unwinds guest stacks.
+// reports (function, file and line), unwinds guest stacks, and reads the
+// directives a test records for the checker (LANDSLIDE_CONFIG, section
+// .landslide) without interpreting them.
 //
 // Guest code is built by clang with -O1 -fno-omit-frame-pointer, so every
 // function keeps a frame record (saved ra and caller's s0) just below the

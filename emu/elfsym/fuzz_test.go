@@ -58,6 +58,11 @@ func checkImage(t *testing.T, img *Image, m *mem.Memory) {
 	if len(img.Segments) == 0 || img.End%mem.PageSize != 0 {
 		t.Fatalf("segments %v, End 0x%x", img.Segments, img.End)
 	}
+	for _, d := range img.Directives {
+		if d == "" || strings.ContainsFunc(d, func(r rune) bool { return r < 0x20 || r > 0x7e }) {
+			t.Fatalf("directive %q is empty or not printable ASCII", d)
+		}
+	}
 	var total uint64
 	for i, s := range img.Segments {
 		total += s.Size

@@ -54,6 +54,9 @@ type Image struct {
 	End uint64
 	// Symbols names addresses in the binary. It is never nil.
 	Symbols *Symbols
+	// Directives are the test's LANDSLIDE_CONFIG lines (DirectiveSection),
+	// in file order; nil when it has none. They are not interpreted here.
+	Directives []string
 	// Warnings describe debugging information that was present but could
 	// not be used (and was dropped). The binary still runs.
 	Warnings []string
@@ -187,6 +190,9 @@ func parse(data []byte) (img *Image, err error) {
 			b := append([]byte(nil), data[img.offs[i]:img.offs[i]+s.FileSize]...)
 			code = append(code, codeRange{start: s.Addr, end: s.End(), bytes: b})
 		}
+	}
+	if img.Directives, err = readDirectives(f, len(data)); err != nil {
+		return nil, err
 	}
 	img.Symbols, img.Warnings = newSymbols(f, code)
 	return img, nil
