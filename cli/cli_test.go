@@ -6,8 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"landslide/fixtures"
 )
@@ -16,6 +21,10 @@ import (
 // run it as a separate process.
 func TestMain(m *testing.M) {
 	if os.Getenv("LANDSLIDE_TEST_AS_MAIN") == "1" {
+		if n, err := strconv.ParseInt(os.Getenv("LANDSLIDE_TEST_FULL_AFTER"), 10, 64); err == nil {
+			// The disk fills up after n syncs (TestStoreFailures).
+			storeFS = failingFS{FS: vfs.Default, errno: syscall.ENOSPC, armed: &atomic.Bool{}, syncs: &atomic.Int64{}, armAfter: n}
+		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	// Explorations record themselves in the store: keep the tests' out

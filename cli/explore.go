@@ -101,19 +101,10 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	if f.budget <= 0 || f.maxInterleave < 0 || f.output.interval <= 0 {
 		return usageErr("--budget and --interval must be positive, --max-interleavings at least 0")
 	}
-	data, err := loadELF(path)
+	data, kcfg, err := f.ppFlags.program(cmd, path, guestArgs, &f.output)
 	if err != nil {
 		return err
 	}
-	if err := checkDir(f.output.traceDir); err != nil {
-		return usageErr("--trace-dir: %v", err)
-	}
-	kcfg, err := f.ppFlags.config(data, cmd.Flags().Changed("pp"))
-	if err != nil {
-		return err
-	}
-	kcfg.Args = append([]string{path}, guestArgs...)
-	f.ppFlags.noteTestConfig(cmd.ErrOrStderr(), f.output.quiet)
 	testing := f.testingMutexes
 	if !cmd.Flags().Changed("testing-mutexes") && strings.HasPrefix(filepath.Base(path), "mutex_test") {
 		testing = true

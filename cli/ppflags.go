@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"landslide/emu/elfsym"
@@ -150,4 +151,25 @@ func (f *ppFlags) noteTestConfig(stderr io.Writer, quiet bool) {
 		return
 	}
 	fmt.Fprintf(stderr, "landslide: the program's LANDSLIDE_CONFIG applies: %s (--no-test-config ignores it)\n", strings.Join(f.testConfig, ", "))
+}
+
+// program loads the program, checks the trace directory and builds the
+// kernel configuration from the flags (the program's own directives
+// included, which it notes on stderr unless out.quiet): the common start
+// of explore and quicksand.
+func (f *ppFlags) program(cmd *cobra.Command, path string, guestArgs []string, out *outputFlags) ([]byte, kernel.Config, error) {
+	data, err := loadELF(path)
+	if err != nil {
+		return nil, kernel.Config{}, err
+	}
+	if err := checkDir(out.traceDir); err != nil {
+		return nil, kernel.Config{}, usageErr("--trace-dir: %v", err)
+	}
+	kcfg, err := f.config(data, cmd.Flags().Changed("pp"))
+	if err != nil {
+		return nil, kernel.Config{}, err
+	}
+	kcfg.Args = append([]string{path}, guestArgs...)
+	f.noteTestConfig(cmd.ErrOrStderr(), out.quiet)
+	return data, kcfg, nil
 }

@@ -167,7 +167,7 @@ twice gives the same output.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			_, _, k, err := replay.Load(st, run)
+			_, _, k, err := replay.Load(st, run, jobID)
 			if err != nil {
 				return usageErr("%v", err)
 			}

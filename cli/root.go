@@ -51,7 +51,7 @@ interleavings, and reports each failing interleaving with a readable trace.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("store", DefaultStore, "the workspace store directory (also $LANDSLIDE_STORE)")
-	root.AddCommand(newRunCmd(), newExploreCmd(), newCCCmd(), newResumeCmd(), newReplayCmd(), newRacesCmd(),
+	root.AddCommand(newRunCmd(), newExploreCmd(), newQuicksandCmd(), newCCCmd(), newResumeCmd(), newReplayCmd(), newRacesCmd(),
 		newLsCmd(), newShowCmd(), newBugsCmd(), newExportCmd(), newImportCmd())
 	return root
 }

@@ -172,13 +172,16 @@ uninterrupted run would have had. RUN is a run ID or a unique prefix of one
 				return err
 			}
 			defer st.Close()
-			spec, err := job.DecodeSpec(run.Spec)
-			if err != nil {
-				return usageErr("run %s: %v", run.ID, err)
-			}
 			switch run.Status {
 			case store.StatusVerified, store.StatusBug, store.StatusBounded:
 				return usageErr("run %s has already finished: %s (see landslide show %s)", run.ID, run.Message, run.ID)
+			}
+			if run.Command == "quicksand" {
+				return resumeQuicksand(cmd, st, run, &out, &pf, budget)
+			}
+			spec, err := job.DecodeSpec(run.Spec)
+			if err != nil {
+				return usageErr("run %s: %v", run.ID, err)
 			}
 			img, err := st.Binary(run.Binary)
 			if err != nil {

@@ -53,6 +53,19 @@ type Config struct {
 	Now func() time.Duration
 	// Persist, when set, keeps the job in a store (see Persist).
 	Persist *Persist
+	// Control, when set, sees every interleaving as it completes (before
+	// it is committed), with the race candidates it found or changed;
+	// returning false stops the exploration there, resumable from the
+	// store like a budget stop. Quicksand steers its jobs with it.
+	Control func(Step) bool
+}
+
+// Step is what Control sees of one interleaving.
+type Step struct {
+	Interleavings int // so far, this one included
+	Estimate      estimator.Estimate
+	// Races are the candidates this interleaving found or reclassified.
+	Races []*race.Candidate
 }
 
 // Progress is a progress report.
@@ -164,6 +177,10 @@ func (j *runner) run() (*Result, error) {
 		for _, c := range changed {
 			j.captureStacks(c)
 		}
+		keep := true
+		if cfg.Control != nil {
+			keep = cfg.Control(Step{Interleavings: b.N, Estimate: b.Estimate, Races: changed})
+		}
 		if ps != nil {
 			ps.branch(b, changed)
 			if ps.err != nil {
@@ -174,7 +191,7 @@ func (j *runner) run() (*Result, error) {
 			j.lastProg = now()
 			cfg.Progress(Progress{Interleavings: b.N, Estimate: b.Estimate, Races: len(j.an.Candidates())})
 		}
-		return true
+		return keep
 	}
 	if fr != nil {
 		opt.Checkpoint = ps.checkpoint

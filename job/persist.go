@@ -49,6 +49,16 @@ type Persist struct {
 	Resume bool
 	// OnCommit, when set, sees each commit's statistics.
 	OnCommit func(store.CommitStats)
+	// Spec, when set, is the job's own stored configuration (a Quicksand
+	// job's PP set differs from the run's); it names the job's machine
+	// for checkpoints. Default: the run's Spec.
+	Spec *Spec
+	// Attach, when set, sees each commit as it is prepared, before it is
+	// written (in the same batch), and may add to it: Quicksand puts its
+	// own state in c.Run so that the job table and the job's frontier
+	// never disagree in the store. final is the job's result on its last
+	// commit, nil before.
+	Attach func(c *store.Commit, final *Result)
 }
 
 // Spec is a job's configuration as stored data: everything Run needs
@@ -155,6 +165,7 @@ type persister struct {
 	j       *runner
 	machine string
 	ppset   []string // DescribePPs, once
+	spec    []byte   // Persist.Spec encoded (nil without one)
 	// Pending since the last commit.
 	log      *store.BranchLog
 	races    map[[2]uint64]*race.Candidate
@@ -182,11 +193,21 @@ func newPersister(p *Persist, j *runner) (*persister, error) {
 	}
 	// The machine is named after the run's stored spec (as replay sees
 	// it), not j.cfg, which Machine may have completed.
-	spec, err := DecodeSpec(p.Run.Spec)
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", p.Run.ID, err)
+	spec := p.Spec
+	var own []byte
+	if spec == nil {
+		s, err := DecodeSpec(p.Run.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", p.Run.ID, err)
+		}
+		spec = &s
+	} else {
+		var err error
+		if own, err = EncodeSpec(*spec); err != nil {
+			return nil, err
+		}
 	}
-	return &persister{p: p, j: j, machine: MachineID(p.Run.Binary, &spec), races: map[[2]uint64]*race.Candidate{},
+	return &persister{p: p, j: j, machine: MachineID(p.Run.Binary, spec), spec: own, races: map[[2]uint64]*race.Candidate{},
 		lastT: time.Now(), saved: map[[32]byte]bool{}, log: &store.BranchLog{}}, nil
 }
 
@@ -306,7 +327,7 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 	jb := &store.Job{Run: p.Run.ID, ID: p.Job, PPSet: ps.ppset, Status: status,
 		Interleavings: fr.Branches, Executed: fr.Executed, Transitions: fr.Steps, Budgeted: fr.Budgeted,
 		Bound: fr.Bound, EstSize: est.Size, EstProportion: est.Proportion, EstTotal: int64(est.Total),
-		Elapsed: int64(j.now()), Commits: ps.commits}
+		Elapsed: int64(j.now()), Commits: ps.commits, Spec: ps.spec}
 	if res != nil {
 		jb.Complete, jb.Bounded = res.Complete, res.Bounded
 	}
@@ -364,6 +385,9 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 		run.Message = fmt.Sprintf("%d interleavings so far", fr.Executed)
 	}
 	c.Run = &run
+	if p.Attach != nil {
+		p.Attach(c, res)
+	}
 	ps.log, ps.lastN, ps.lastT = &store.BranchLog{}, fr.Executed, time.Now()
 	clear(ps.races)
 	if async {

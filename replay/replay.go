@@ -43,10 +43,12 @@ type Result struct {
 // ErrDiverged: the re-execution did not reproduce the stored transitions.
 var ErrDiverged = errors.New("replay diverged from the stored trace")
 
-// Load reads what replaying a run needs: its spec, its job configuration
-// (with the stored binary) and a fresh machine at the program's start.
-func Load(st *store.Store, run *store.Run) (job.Spec, job.Config, *kernel.Kernel, error) {
-	spec, err := job.DecodeSpec(run.Spec)
+// Load reads what replaying a job of a run needs: its spec (the job's own
+// if it has one, as Quicksand's jobs do, else the run's), its job
+// configuration (with the stored binary) and a fresh machine at the
+// program's start.
+func Load(st *store.Store, run *store.Run, jobID int) (job.Spec, job.Config, *kernel.Kernel, error) {
+	spec, err := JobSpec(st, run, jobID)
 	if err != nil {
 		return spec, job.Config{}, nil, err
 	}
@@ -64,7 +66,7 @@ func Load(st *store.Store, run *store.Run) (job.Spec, job.Config, *kernel.Kernel
 
 // Trace re-executes a stored trace of run and renders its report.
 func Trace(st *store.Store, run *store.Run, tr *store.TraceRecord, opt Options) (*Result, error) {
-	spec, cfg, k, err := Load(st, run)
+	spec, cfg, k, err := Load(st, run, tr.Job)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +136,7 @@ func Trace(st *store.Store, run *store.Run, tr *store.TraceRecord, opt Options) 
 // of one job of run, in their order, without executing the program. It
 // returns the candidates and the number of interleavings analysed.
 func Races(st *store.Store, run *store.Run, jobID int, mode race.Mode) ([]*race.Candidate, int, error) {
-	spec, err := job.DecodeSpec(run.Spec)
+	spec, err := JobSpec(st, run, jobID)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -169,4 +171,17 @@ func Races(st *store.Store, run *store.Run, jobID int, mode race.Mode) ([]*race.
 		return nil, n, fmt.Errorf("run %s job %d: %d interleavings explored but %d stored (was it run with --no-branch-log?)", run.ID, jobID, jb.Executed, n)
 	}
 	return an.Candidates(), n, nil
+}
+
+// JobSpec is the configuration of a job of run: its own stored spec, or
+// the run's.
+func JobSpec(st *store.Store, run *store.Run, jobID int) (job.Spec, error) {
+	jb, err := st.Job(run.ID, jobID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return job.Spec{}, err
+	}
+	if jb != nil && len(jb.Spec) > 0 {
+		return job.DecodeSpec(jb.Spec)
+	}
+	return job.DecodeSpec(run.Spec)
 }

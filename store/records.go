@@ -58,6 +58,9 @@ type Run struct {
 	Env     Env    `msgpack:"env"`
 	Status  Status `msgpack:"status"`
 	Message string `msgpack:"message"` // one-line result
+	// State is the command's own state, encoded by the caller (opaque
+	// here): Quicksand's job table. Written with the jobs' commits.
+	State []byte `msgpack:"state,omitempty"`
 }
 
 // Job is one state space (one PP set) of a run.
@@ -82,6 +85,9 @@ type Job struct {
 	Elapsed       int64   `msgpack:"elapsed"`   // ns
 	// Commits counts the commits that wrote this job; Commit increments it.
 	Commits int `msgpack:"commits"`
+	// Spec is the job's own configuration when it differs from the run's
+	// (a Quicksand job's PP set), encoded by the caller; empty otherwise.
+	Spec []byte `msgpack:"spec,omitempty"`
 }
 
 // BranchRecord is one explored interleaving, as offline race analysis

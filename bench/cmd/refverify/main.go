@@ -13,6 +13,14 @@
 // Each exploration runs in this process with a store in a temporary
 // directory; -j runs that many at once. Progress goes to stderr. The exit
 // status is 1 if any test did not verify.
+//
+// With -quicksand it checks Quicksand's total verification instead (the
+// Quicksand issue: "a correct library is totally verified on mutex_test
+// and paradise_lost with both --hb modes"): `landslide quicksand
+// fixtures/bin/ref/TEST.elf --hb H -c C --budget B` for each test of
+// -tests and each mode of -hb, one after the other:
+//
+//	go run ./bench/cmd/refverify -quicksand -tests mutex_test,paradise_lost -c 2 -budget 30m
 package main
 
 import (
@@ -50,6 +58,11 @@ type outcome struct {
 func main() {
 	jobs := flag.Int("j", 1, "explorations run at once")
 	only := flag.String("only", "", "only tests whose name contains this")
+	qs := flag.Bool("quicksand", false, "check Quicksand's total verification instead (see the package comment)")
+	qsTests := flag.String("tests", "mutex_test,paradise_lost", "with -quicksand: the reference tests")
+	qsHB := flag.String("hb", "limited,pure", "with -quicksand: the data-race analyses")
+	qsCPUs := flag.Int("c", 2, "with -quicksand: workers")
+	qsBudget := flag.Duration("budget", time.Hour, "with -quicksand: the budget of each run")
 	flag.Parse()
 	if *jobs < 1 {
 		fmt.Fprintln(os.Stderr, "refverify: -j must be at least 1")
@@ -58,6 +71,9 @@ func main() {
 	if err := os.Chdir(fixtures.Root()); err != nil {
 		fmt.Fprintln(os.Stderr, "refverify:", err)
 		os.Exit(2)
+	}
+	if *qs {
+		os.Exit(quicksandTable(strings.Split(*qsTests, ","), strings.Split(*qsHB, ","), *qsCPUs, *qsBudget))
 	}
 	var tests []fixtures.Fixture
 	for _, f := range fixtures.All() {
@@ -125,4 +141,66 @@ func explore(f fixtures.Fixture, store string) outcome {
 		}
 	}
 	return o
+}
+
+// qsDoc is the part of quicksand's --json document the table shows.
+type qsDoc struct {
+	Result            string  `json:"result"`
+	TotalVerification bool    `json:"total_verification"`
+	Elapsed           float64 `json:"elapsed"`
+	CPU               float64 `json:"cpu_seconds"`
+	Saturation        float64 `json:"core_saturation"`
+	Jobs              []struct {
+		Status string `json:"status"`
+		PPSet  string `json:"pp_set"`
+	} `json:"jobs"`
+	Uncovered []string `json:"uncovered_race_pps"`
+}
+
+// quicksandTable runs Quicksand on each test under each mode and prints
+// whether it totally verified; it returns the exit status.
+func quicksandTable(tests, modes []string, cpus int, budget time.Duration) int {
+	fmt.Printf("`go run ./bench/cmd/refverify -quicksand -tests %s -hb %s -c %d -budget %s` at %s on %s/%s, %d CPUs; each row is\n",
+		strings.Join(tests, ","), strings.Join(modes, ","), cpus, budget, time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Printf("`landslide quicksand fixtures/bin/ref/TEST.elf --hb HB -c %d --budget %s --no-store`.\n\n", cpus, budget)
+	fmt.Println("| test | --hb | result | jobs (complete) | data-race PPs in the maximal set | wall time | CPU time | core saturation |")
+	fmt.Println("|---|---|---|---:|---:|---:|---:|---:|")
+	status := 0
+	for _, test := range tests {
+		f, ok := fixtures.Lookup("ref/" + test)
+		if !ok {
+			fmt.Fprintf(os.Stderr, "refverify: no fixture ref/%s\n", test)
+			return 2
+		}
+		for _, hb := range modes {
+			var stdout, stderr bytes.Buffer
+			t0 := time.Now()
+			code := cli.Main([]string{"quicksand", f.Output, "--hb", hb, "-c", fmt.Sprint(cpus), "--budget", budget.String(),
+				"--no-store", "--json", "--quiet", "--trace-dir", os.TempDir()}, &stdout, &stderr)
+			wall := time.Since(t0)
+			var d qsDoc
+			if err := json.Unmarshal(stdout.Bytes(), &d); err != nil {
+				fmt.Printf("| %s | %s | error: %s | | | | | |\n", test, hb, strings.TrimSpace(stderr.String()))
+				status = 1
+				continue
+			}
+			complete, maxRaces := 0, 0
+			for _, j := range d.Jobs {
+				if j.Status == "complete" {
+					complete++
+					maxRaces = max(maxRaces, strings.Count(j.PPSet, "data race @"))
+				}
+			}
+			res := d.Result
+			if d.TotalVerification && code == cli.ExitOK {
+				res = "**total verification**"
+			} else {
+				status = 1
+			}
+			fmt.Printf("| %s | %s | %s | %d (%d) | %d | %s | %.0fs | %.0f%% |\n", test, hb, res, len(d.Jobs), complete, maxRaces,
+				wall.Round(time.Second), d.CPU, 100*d.Saturation)
+			fmt.Fprintf(os.Stderr, "refverify: quicksand %s --hb %s: exit %d in %s\n", test, hb, code, wall.Round(time.Second))
+		}
+	}
+	return status
 }

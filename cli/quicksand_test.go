@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"landslide/fixtures"
+)
+
+// qsDoc is the part of quicksand's --json document the tests read.
+type qsDoc struct {
+	Result   string `json:"result"`
+	ExitCode int    `json:"exit_code"`
+	Bugs     []struct {
+		Job     int     `json:"job"`
+		PPSet   string  `json:"pp_set"`
+		Message string  `json:"message"`
+		FoundAt float64 `json:"found_at"`
+	} `json:"bugs"`
+	Jobs []struct {
+		ID            int    `json:"id"`
+		PPSet         string `json:"pp_set"`
+		Status        string `json:"status"`
+		Interleavings int    `json:"interleavings"`
+		Suspensions   int    `json:"suspensions"`
+	} `json:"jobs"`
+	VerifiedPPSets    []string `json:"verified_pp_sets"`
+	TotalVerification bool     `json:"total_verification"`
+	UncoveredRacePPs  []string `json:"uncovered_race_pps"`
+	Elapsed           float64  `json:"elapsed"`
+}
+
+func runQuicksandCLI(t *testing.T, args ...string) (int, qsDoc, string) {
+	t.Helper()
+	all := append([]string{"quicksand"}, args...)
+	all = append(all, "--json", "--quiet", "--trace-dir", t.TempDir())
+	code, out, errOut := runCLI(all...)
+	var d qsDoc
+	if code != ExitUsage {
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatalf("%v: stdout is not one JSON document: %v\n%s\n%s", args, err, out, errOut)
+		}
+	}
+	return code, d, errOut
+}
+
+// TestQuicksandFindsDataRaceBugs: the issue's bug-finding point. Every
+// fixture whose bug needs a data-race PP (the paper's Fig. 1 and the
+// seeded libraries nonatomic_mutex, exit_before_status,
+// rwlock_reader_nolock, sem_wait_fastpath) is found by quicksand, with a
+// data-race PP in the failing job's set, and not by --control (one state
+// space with every sync PP), which completes it, sees the race candidates
+// and therefore claims no total verification.
+func TestQuicksandFindsDataRaceBugs(t *testing.T) {
+	n := 0
+	for _, f := range fixtures.All() {
+		if len(f.RacePPFuncs) == 0 || f.NoLibc || f.Lib == "" {
+			continue // the x++ programs without a thread library have no sync PPs to seed
+		}
+		n++
+		prog := fixture(t, f.Name)
+		code, d, errOut := runQuicksandCLI(t, prog, "--no-store", "--first-bug", "-c", "2", "--budget", "2m")
+		if code != ExitBug || len(d.Bugs) != 1 {
+			t.Errorf("%s: quicksand exit %d, bugs %+v\n%s", f.Name, code, d.Bugs, errOut)
+			continue
+		}
+		b := d.Bugs[0]
+		if !strings.HasPrefix(b.Message, f.Expect+":") || !strings.Contains(b.PPSet, "data race @") {
+			t.Errorf("%s: bug %q in PP set %s; want a %s bug with a data-race PP", f.Name, b.Message, b.PPSet, f.Expect)
+		}
+		code, d, errOut = runQuicksandCLI(t, prog, "--no-store", "--control", "--budget", "2m")
+		if code != ExitBudget || len(d.Bugs) != 0 || d.TotalVerification || len(d.Jobs) != 1 || d.Jobs[0].Status != "complete" || len(d.UncoveredRacePPs) == 0 {
+			t.Errorf("%s: --control: exit %d, %+v\n%s", f.Name, code, d, errOut)
+		}
+		t.Logf("%s: %s after %.2fs in job %d %s", f.Name, b.Message, b.FoundAt, b.Job, b.PPSet)
+	}
+	if n < 5 {
+		t.Errorf("only %d fixtures need a data-race PP", n)
+	}
+}
+
+// TestQuicksandUsage: contradictory flags are exit 2 with a clear message.
+func TestQuicksandUsage(t *testing.T) {
+	prog := fixture(t, "ref/fig1")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--maximal", "--control"}, "--maximal and --control"},
+		{[]string{"--icb"}, "--icb needs --control or --maximal"},
+		{[]string{"--preempt-everywhere"}, "--preempt-everywhere needs --control"},
+		{[]string{"--data-race-func", "thread1"}, "finds its data-race PPs itself"},
+		{[]string{"--pp", "mutex_lock,thread1+4"}, "finds data-race PPs itself"},
+		{[]string{"-c", "0"}, "-c must be at least 1"},
+		{[]string{"--interleaving-budget", "100", "-c", "2"}, "needs -c 1"},
+		{[]string{"--interleaving-budget", "100", "-c", "1", "--budget", "1m"}, "two clocks"},
+		{[]string{"--hb", "bogus"}, "--hb"},
+		{[]string{"--eta-factor", "0"}, "--eta-factor"},
+	} {
+		code, out, errOut := runCLI(append([]string{"quicksand", prog, "--no-store"}, c.args...)...)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 saying %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
+
+// TestQuicksandText: the text report names the bug with its PP set and
+// time, the verified PP sets and the uncovered race PPs.
+func TestQuicksandText(t *testing.T) {
+	code, out, errOut := runCLI("quicksand", fixture(t, "ref/fig1"), "--no-store", "--quiet", "-c", "1",
+		"--interleaving-budget", "20000", "--trace-dir", t.TempDir())
+	if code != ExitBug {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"==== FINAL REPORT ====", "BUG FOUND: ", "BUG (job ", "'data race @ 0x", "fig1.c:",
+		"after 17820 interleavings", "Verified PP sets (", "landslide-bug-fig1-job", "core saturation"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
+
+// TestQuicksandCrashResume: the issue's crash test. A deterministic run
+// (interleaving clock, one worker) of fig1 with suspended jobs and a bug
+// is killed with SIGKILL at random moments and resumed each time; the
+// final bugs, verified PP sets and every job's outcome equal those of an
+// uninterrupted run.
+func TestQuicksandCrashResume(t *testing.T) {
+	prog := fixture(t, "ref/fig1")
+	flags := []string{"-c", "1", "--interleaving-budget", "20000", "--json", "--quiet", "--trace-dir", t.TempDir(),
+		"--commit-every", "100", "--commit-interval", "50ms"}
+	code, out, stderr := runCLI(append([]string{"--store", t.TempDir(), "quicksand", prog}, flags...)...)
+	var want qsDoc
+	if err := json.Unmarshal([]byte(out), &want); err != nil || code != ExitBug {
+		t.Fatalf("uninterrupted: exit %d, %v\n%s\n%s", code, err, out, stderr)
+	}
+	susp := 0
+	for _, j := range want.Jobs {
+		susp += j.Suspensions
+	}
+	if susp == 0 || len(want.Bugs) == 0 {
+		t.Fatalf("the uninterrupted run has %d suspensions and %d bugs: no test of either", susp, len(want.Bugs))
+	}
+
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(2026, 1122))
+	runID, kills := "", 0
+	for kills < 8 {
+		args := append([]string{"--store", dir, "quicksand", prog}, flags...)
+		if runID != "" {
+			args = []string{"--store", dir, "resume", runID, "--json", "--quiet", "--trace-dir", t.TempDir(),
+				"--commit-every", "100", "--commit-interval", "50ms"}
+		}
+		c := landslide(args...)
+		var o, e bytes.Buffer
+		c.Stdout, c.Stderr = &o, &e
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		killAfter(t, c, time.Duration(200+r.IntN(600))*time.Millisecond, &e)
+		kills++
+		if runID == "" {
+			runID = recordedRun(t, dir)
+		}
+	}
+	if runID == "" {
+		t.Fatal("no run was ever recorded")
+	}
+	c := landslide("--store", dir, "resume", runID, "--json", "--quiet", "--trace-dir", t.TempDir())
+	var o, e bytes.Buffer
+	c.Stdout, c.Stderr = &o, &e
+	c.Run()
+	var got qsDoc
+	if err := json.Unmarshal(o.Bytes(), &got); err != nil {
+		t.Fatalf("final resume: %v\n%s\n%s", err, o.String(), e.String())
+	}
+	if !reflect.DeepEqual(got.Bugs, want.Bugs) || !reflect.DeepEqual(got.VerifiedPPSets, want.VerifiedPPSets) ||
+		!reflect.DeepEqual(got.Jobs, want.Jobs) || got.ExitCode != want.ExitCode || got.Elapsed != want.Elapsed {
+		g, _ := json.MarshalIndent(got, "", " ")
+		w, _ := json.MarshalIndent(want, "", " ")
+		t.Fatalf("after %d kills:\n%s\nuninterrupted:\n%s", kills, g, w)
+	}
+	t.Logf("%d kills; %d jobs, %d suspensions, bug %q at %v interleavings, as uninterrupted", kills, len(got.Jobs), susp, got.Bugs[0].Message, got.Bugs[0].FoundAt)
+}

@@ -1,0 +1,186 @@
+package quicksand
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+)
+
+// Priority ranks a PP for choosing pending jobs: lower is more urgent
+// (the source's codes; the empty set ranks 0).
+type Priority uint8
+
+// The priority codes.
+const (
+	PrioEmpty       Priority = 0
+	PrioBothOrder   Priority = 1 // a data race seen ordered both ways (DR_CONFIRMED)
+	PrioSingleOrder Priority = 2 // DR_SUSPECTED
+	PrioLock        Priority = 4
+	PrioUnlock      Priority = 8
+	PrioOther       Priority = 0x40
+	// PrioExplored ranks a job whose PPs completed jobs have all explored.
+	PrioExplored Priority = 0x80
+)
+
+// PP is one preemption point Quicksand knows: the entry of a sync function
+// (Func) or a data-race PP before one instruction (PC).
+type PP struct {
+	Func     string   `msgpack:"func,omitempty"`
+	PC       uint64   `msgpack:"pc,omitempty"`
+	Where    string   `msgpack:"where,omitempty"` // a data-race PP's place, for the user
+	Priority Priority `msgpack:"prio"`
+	// Explored: a completed reproducing job's PP set held it.
+	Explored bool `msgpack:"explored,omitempty"`
+	// Deterministic: one of its races was seen on a first interleaving.
+	Deterministic bool `msgpack:"det,omitempty"`
+}
+
+// IsRace tells a data-race PP from a sync PP.
+func (p *PP) IsRace() bool { return p.Func == "" }
+
+// String is the PP as the progress report prints it.
+func (p *PP) String() string {
+	if !p.IsRace() {
+		return "'" + p.Func + "'"
+	}
+	if p.Where != "" {
+		return fmt.Sprintf("'data race @ 0x%x %s'", p.PC, p.Where)
+	}
+	return fmt.Sprintf("'data race @ 0x%x'", p.PC)
+}
+
+// Set is a set of PPs, by their index in the registry, as a bitset.
+type Set []uint64
+
+// Of builds a set.
+func Of(ids ...int) Set {
+	var s Set
+	for _, id := range ids {
+		s = s.With(id)
+	}
+	return s
+}
+
+// Has reports whether id is in s.
+func (s Set) Has(id int) bool {
+	w := id / 64
+	return w < len(s) && s[w]&(1<<(id%64)) != 0
+}
+
+// With returns s ∪ {id} (a new set).
+func (s Set) With(id int) Set {
+	w := id / 64
+	out := make(Set, max(len(s), w+1))
+	copy(out, s)
+	out[w] |= 1 << (id % 64)
+	return out
+}
+
+// Len is |s|.
+func (s Set) Len() int {
+	n := 0
+	for _, w := range s {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// SubsetOf reports s ⊆ o.
+func (s Set) SubsetOf(o Set) bool {
+	for i, w := range s {
+		var ow uint64
+		if i < len(o) {
+			ow = o[i]
+		}
+		if w&^ow != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ProperSubsetOf reports s ⊂ o.
+func (s Set) ProperSubsetOf(o Set) bool { return s.SubsetOf(o) && !o.SubsetOf(s) }
+
+// Equal reports s = o.
+func (s Set) Equal(o Set) bool { return s.SubsetOf(o) && o.SubsetOf(s) }
+
+// IDs lists the members in increasing order.
+func (s Set) IDs() []int {
+	var out []int
+	for i, w := range s {
+		for w != 0 {
+			b := bits.TrailingZeros64(w)
+			out = append(out, i*64+b)
+			w &^= 1 << b
+		}
+	}
+	return out
+}
+
+// Registry numbers the PPs Quicksand knows, in the order it learnt them.
+type Registry struct {
+	PPs []PP `msgpack:"pps"`
+}
+
+// Sync returns the ID of a sync PP, adding it if new.
+func (r *Registry) Sync(fn string, prio Priority) int {
+	for i := range r.PPs {
+		if r.PPs[i].Func == fn {
+			return i
+		}
+	}
+	r.PPs = append(r.PPs, PP{Func: fn, Priority: prio})
+	return len(r.PPs) - 1
+}
+
+// Race returns the ID of the data-race PP at pc and whether it is new.
+// A known PP's priority can only rise (a smaller code).
+func (r *Registry) Race(pc uint64, where string, prio Priority) (id int, isNew bool) {
+	for i := range r.PPs {
+		if p := &r.PPs[i]; p.IsRace() && p.PC == pc {
+			p.Priority = min(p.Priority, prio)
+			return i, false
+		}
+	}
+	r.PPs = append(r.PPs, PP{PC: pc, Where: where, Priority: prio})
+	return len(r.PPs) - 1, true
+}
+
+// All is the set of every known PP (the maximal state space's).
+func (r *Registry) All() Set {
+	var s Set
+	for i := range r.PPs {
+		s = s.With(i)
+	}
+	return s
+}
+
+// Describe prints a set as the thesis's progress report does:
+// { 'mutex_lock' 'data race @ 0x102917' }, or { } for yields only.
+func (r *Registry) Describe(s Set) string {
+	var b strings.Builder
+	b.WriteString("{ ")
+	for _, id := range s.IDs() {
+		b.WriteString(r.PPs[id].String())
+		b.WriteByte(' ')
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// Funcs and PCs split a set into sync function names and data-race PCs
+// (sorted), the form a job's kernel configuration takes.
+func (r *Registry) Funcs(s Set) (funcs []string, pcs []uint64) {
+	funcs = []string{}
+	for _, id := range s.IDs() {
+		if p := &r.PPs[id]; p.IsRace() {
+			pcs = append(pcs, p.PC)
+		} else {
+			funcs = append(funcs, p.Func)
+		}
+	}
+	slices.Sort(pcs)
+	return funcs, pcs
+}

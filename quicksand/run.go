@@ -1,0 +1,399 @@
+package quicksand
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"landslide/estimator"
+)
+
+// JobSpec is what a Runner needs to explore one job.
+type JobSpec struct {
+	ID          int
+	SyncPPs     []string // never nil: empty means no sync PPs
+	DataRacePCs []uint64 // sorted
+	// Resume: the job ran before; continue from its state in the store.
+	Resume bool
+}
+
+// Step is a job's report after one interleaving.
+type Step struct {
+	Interleavings int
+	Estimate      estimator.Estimate
+	Races         []Race
+}
+
+// Outcome is how a job's exploration ended.
+type Outcome struct {
+	Complete bool
+	Bug      string // one line; empty without a bug
+}
+
+// Control links a running job to Quicksand.
+type Control struct {
+	// Step takes the job's report after each interleaving; anything but
+	// Continue means stop now (the exploration stays resumable).
+	Step func(Step) Decision
+	// State is Quicksand's state, encoded, to store with each of the job's
+	// commits (in the same batch), as of the commit; final is the job's
+	// outcome on its last commit (nil before).
+	State func(final *Outcome) []byte
+}
+
+// Runner explores one job until it ends or its Control stops it. It runs
+// on a worker goroutine; several run at once with more than one worker.
+type Runner func(spec JobSpec, ctl Control) (*Outcome, error)
+
+// Config is a Quicksand run.
+type Config struct {
+	Options
+	SyncPPs []string
+	// Workers explore jobs at once (the thesis's -c; at least 1).
+	Workers int
+	// Deterministic makes the clock count interleavings instead of wall
+	// time: Budget, HomeStretch and ETAs are in interleavings (a job's ETA
+	// is its estimated size minus what it explored), so a run depends on
+	// nothing but the program. It needs one worker.
+	Deterministic bool
+	Runner        Runner
+	// Now is the wall clock since the run began (default: real time),
+	// including the time of the runs this one resumes.
+	Now func() time.Duration
+	// Resume continues a stored run: its state as State returned it.
+	Resume []byte
+	// OnReport, when set, is called every Interval (wall time) and at the
+	// end with a snapshot of the jobs; OnRace when a race adds a
+	// data-race PP; OnJobEnd when a job completes, finds a bug or stops.
+	Interval time.Duration
+	OnReport func(*Sched)
+	OnRace   func(s *Sched, j *Job, pp int, r Race)
+	OnJobEnd func(s *Sched, j *Job)
+}
+
+// ErrConfig is a contradictory configuration.
+var ErrConfig = errors.New("quicksand: bad configuration")
+
+// stateVersion versions the encoding of the stored state.
+const stateVersion = 1
+
+type stored struct {
+	Version int    `msgpack:"v"`
+	Sched   *Sched `msgpack:"sched"`
+}
+
+// Encode is the scheduler's stored form.
+func (s *Sched) Encode() ([]byte, error) {
+	return msgpack.Marshal(stored{Version: stateVersion, Sched: s})
+}
+
+// Decode reads a stored scheduler, checking it is one this version
+// understands and is internally consistent.
+func Decode(b []byte) (*Sched, error) {
+	var st stored
+	if err := msgpack.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("stored Quicksand state: %w", err)
+	}
+	if st.Version != stateVersion {
+		return nil, fmt.Errorf("stored Quicksand state: version %d, this landslide reads %d", st.Version, stateVersion)
+	}
+	s := st.Sched
+	if s == nil {
+		return nil, errors.New("stored Quicksand state: empty")
+	}
+	n := len(s.Reg.PPs)
+	for i, j := range s.Jobs {
+		if j == nil || j.ID != i+1 || j.Status > TimedOut {
+			return nil, fmt.Errorf("stored Quicksand state: job %d malformed", i)
+		}
+		for _, id := range append(j.Set.IDs(), j.Discovered.IDs()...) {
+			if id >= n {
+				return nil, fmt.Errorf("stored Quicksand state: job %d names PP %d of %d", i, id, n)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Result is how a Quicksand run ended.
+type Result struct {
+	Sched *Sched
+	// Elapsed is the clock at the end; Busy the workers' time spent
+	// running jobs (wall clock), for the core saturation.
+	Elapsed, Busy time.Duration
+}
+
+type driver struct {
+	cfg     Config
+	mu      sync.Mutex
+	cond    *sync.Cond
+	s       *Sched
+	running int
+	err     error
+	rounds  int64 // deterministic clock
+	busy    time.Duration
+}
+
+// Run runs Quicksand: workers take jobs from the scheduler until every
+// job has ended or the budget is spent.
+func Run(cfg Config) (*Result, error) {
+	if cfg.Workers < 1 {
+		return nil, fmt.Errorf("%w: %d workers", ErrConfig, cfg.Workers)
+	}
+	if cfg.Deterministic && cfg.Workers != 1 {
+		return nil, fmt.Errorf("%w: the interleaving clock needs one worker (with more, the order of their reports would decide)", ErrConfig)
+	}
+	if cfg.Maximal && cfg.Control {
+		return nil, fmt.Errorf("%w: maximal mode and the control mode exclude each other", ErrConfig)
+	}
+	if cfg.Budget <= 0 {
+		return nil, fmt.Errorf("%w: the budget must be positive", ErrConfig)
+	}
+	d := &driver{cfg: cfg}
+	d.cond = sync.NewCond(&d.mu)
+	if cfg.Resume != nil {
+		s, err := Decode(cfg.Resume)
+		if err != nil {
+			return nil, err
+		}
+		s.Opt.Budget = cfg.Budget // a resume may extend the budget
+		d.s = s
+		d.rounds = int64(s.Now)
+		if s.Opt.Deterministic != cfg.Deterministic {
+			return nil, fmt.Errorf("%w: the stored run counts time differently", ErrConfig)
+		}
+	} else {
+		d.s = New(cfg.Options, cfg.SyncPPs)
+	}
+	d.s.Opt.Workers, d.s.Opt.Deterministic = cfg.Workers, cfg.Deterministic
+	if cfg.Resume != nil && d.s.remaining() > 0 {
+		// A run whose budget ran out, resumed with a larger one: the jobs
+		// it timed out are due again.
+		for _, j := range d.s.Jobs {
+			if j.Status == TimedOut {
+				j.Status = Pending
+				if j.Started {
+					j.Status = Suspended
+				}
+			}
+		}
+	}
+	if !cfg.Deterministic && cfg.Now == nil {
+		start, before := time.Now(), d.s.Now
+		d.cfg.Now = func() time.Duration { return before + time.Since(start) }
+	}
+	// Jobs that were running when the stored run stopped go first, in
+	// order, as they would have gone on.
+	var resume []*Job
+	for _, j := range d.s.Jobs {
+		if j.Status == Running {
+			j.Status = Suspended
+			resume = append(resume, j)
+		}
+	}
+	stopReports := d.reports()
+	var wg sync.WaitGroup
+	for w := 0; w < cfg.Workers; w++ {
+		var first *Job
+		if w < len(resume) {
+			first = resume[w]
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.worker(first)
+		}()
+	}
+	wg.Wait()
+	stopReports()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err != nil {
+		return nil, d.err
+	}
+	d.s.Now = d.now()
+	if d.s.remaining() <= 0 {
+		d.s.TimeUp()
+	}
+	if d.cfg.OnReport != nil {
+		d.cfg.OnReport(d.s)
+	}
+	return &Result{Sched: d.s, Elapsed: d.s.Now, Busy: d.busy}, nil
+}
+
+// now is the clock (with mu held).
+func (d *driver) now() time.Duration {
+	if d.cfg.Deterministic {
+		return time.Duration(d.rounds)
+	}
+	return d.cfg.Now()
+}
+
+// reports calls OnReport every Interval until the returned func is called.
+func (d *driver) reports() func() {
+	if d.cfg.OnReport == nil || d.cfg.Interval <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(d.cfg.Interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				d.mu.Lock()
+				d.s.Now = max(d.s.Now, d.now())
+				d.cfg.OnReport(d.s)
+				d.mu.Unlock()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func (d *driver) worker(first *Job) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for d.err == nil {
+		j := first
+		first = nil
+		d.s.Now = max(d.s.Now, d.now())
+		if d.s.remaining() <= 0 {
+			break
+		}
+		if j == nil {
+			j = d.s.Next()
+		}
+		if j == nil {
+			if d.running == 0 {
+				break // nothing left, and nothing running that could add jobs
+			}
+			d.cond.Wait()
+			continue
+		}
+		spec := d.spec(j) // Resume if it ran before
+		d.s.Start(j)
+		j.Started = true
+		d.running++
+		t0 := time.Now()
+		d.mu.Unlock()
+		out, err := d.cfg.Runner(spec, Control{
+			Step:  func(st Step) Decision { return d.step(j, st) },
+			State: func(final *Outcome) []byte { return d.state(j, final) },
+		})
+		d.mu.Lock()
+		d.busy += time.Since(t0)
+		d.running--
+		if err != nil && d.err == nil {
+			d.err = fmt.Errorf("job %d: %w", j.ID, err)
+		}
+		if err == nil {
+			d.end(j, out)
+		}
+		d.cond.Broadcast()
+	}
+	d.cond.Broadcast()
+}
+
+// spec is job j's configuration (with mu held).
+func (d *driver) spec(j *Job) JobSpec {
+	funcs, pcs := d.s.Reg.Funcs(j.Set)
+	return JobSpec{ID: j.ID, SyncPPs: funcs, DataRacePCs: pcs, Resume: j.Started}
+}
+
+// end applies a job's outcome once (the job's last commit may have
+// applied it already), with mu held.
+func (d *driver) end(j *Job, out *Outcome) {
+	if j.Status != Running {
+		return
+	}
+	if out == nil {
+		out = &Outcome{}
+	}
+	d.s.Now = max(d.s.Now, d.now())
+	d.s.Finished(j, out.Complete, out.Bug)
+	if d.cfg.OnJobEnd != nil {
+		d.cfg.OnJobEnd(d.s, j)
+	}
+}
+
+// step is a running job's report.
+func (d *driver) step(j *Job, st Step) Decision {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err != nil {
+		return Stop // another job failed (a store error): the run ends
+	}
+	if d.cfg.Deterministic {
+		d.rounds++
+	}
+	for _, r := range st.Races {
+		before := len(d.s.Reg.PPs)
+		d.s.OnRace(j, r)
+		if d.cfg.OnRace != nil {
+			for id := before; id < len(d.s.Reg.PPs); id++ {
+				d.cfg.OnRace(d.s, j, id, r)
+			}
+		}
+	}
+	if len(st.Races) > 0 {
+		d.cond.Broadcast() // new jobs for idle workers
+	}
+	dec := d.s.Progress(j, st.Interleavings, d.eta(st), st.Estimate.Proportion, d.now())
+	if dec == Suspend {
+		d.s.Suspended(j)
+		if d.cfg.OnJobEnd != nil {
+			d.cfg.OnJobEnd(d.s, j)
+		}
+	}
+	return dec
+}
+
+// eta is a job's ETA in clock units, +Inf while unknown.
+func (d *driver) eta(st Step) float64 {
+	e := st.Estimate
+	if e.Proportion <= 0 || math.IsNaN(e.Size) || math.IsInf(e.Size, 0) {
+		return math.Inf(1)
+	}
+	if d.cfg.Deterministic {
+		return max(0, e.Size-float64(st.Interleavings))
+	}
+	if e.Total <= 0 {
+		return math.Inf(1)
+	}
+	return float64(e.ETA())
+}
+
+// state is the encoded scheduler for a commit of job j.
+func (d *driver) state(j *Job, final *Outcome) []byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if final != nil {
+		d.end(j, final)
+	}
+	d.s.Now = max(d.s.Now, d.now())
+	b, err := d.s.Encode()
+	if err != nil && d.err == nil {
+		d.err = err
+	}
+	return b
+}
+
+// Bugs lists the jobs that found bugs, by ID.
+func (s *Sched) Bugs() []*Job { return s.byStatus(BugFound) }
+
+// Completed lists the completed jobs, smallest sets first.
+func (s *Sched) Completed() []*Job {
+	out := s.byStatus(Complete)
+	slices.SortStableFunc(out, func(a, b *Job) int { return a.Set.Len() - b.Set.Len() })
+	return out
+}

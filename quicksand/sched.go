@@ -1,0 +1,577 @@
+package quicksand
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Status is where a job is in its lifecycle (thesis §4.4, the digest's
+// §7.6).
+type Status uint8
+
+// The job statuses.
+const (
+	Pending   Status = iota // not started
+	Running                 // on a worker
+	Suspended               // deferred: its ETA did not fit; its state is in the store
+	Complete                // the state space completed with no bug
+	BugFound                // the state space holds a bug
+	Cancelled               // a subset found a bug, or (-M) it is no longer maximal
+	TimedOut                // the budget ran out before it completed
+)
+
+var statusNames = [...]string{"pending", "running", "suspended", "complete", "bug", "cancelled", "timed out"}
+
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("status(%d)", s)
+}
+
+// Done reports whether the job will not run again.
+func (s Status) Done() bool { return s >= Complete }
+
+// Job is one state space: a PP set explored with DPOR.
+type Job struct {
+	// ID numbers the jobs from 1 in the order they were added (the store's
+	// job numbers); the job is Jobs[ID-1].
+	ID  int `msgpack:"id"`
+	Set Set `msgpack:"set"`
+	// Reproduces: its data-race candidates spawn jobs. The {yield} seed
+	// and the small jobs do not.
+	Reproduces bool   `msgpack:"repro"`
+	Origin     string `msgpack:"origin"`
+	Status     Status `msgpack:"status"`
+	// Started: the job has run before, so its state is in the store and
+	// it resumes from there.
+	Started bool `msgpack:"started"`
+	// Interleavings so far; ETA in clock units (+Inf when unknown) and the
+	// estimated proportion explored, as of its last report.
+	Interleavings int     `msgpack:"n"`
+	ETA           float64 `msgpack:"eta"`
+	Proportion    float64 `msgpack:"prop"`
+	// SinceStart counts the interleavings since it was last (re)started.
+	SinceStart int `msgpack:"since"`
+	// Bug is the bug's one-line description (BugFound).
+	Bug string `msgpack:"bug,omitempty"`
+	// Discovered holds the data-race PPs this job has reported, so that a
+	// repeated report spawns nothing.
+	Discovered Set `msgpack:"disc,omitempty"`
+	// Note says why it was cancelled or how it ended, for the report.
+	Note string `msgpack:"note,omitempty"`
+	// Suspensions counts the times it was suspended.
+	Suspensions int `msgpack:"susp,omitempty"`
+	// FoundAt is the clock when it found its bug (time to the bug).
+	FoundAt time.Duration `msgpack:"found,omitempty"`
+
+	stop bool // tell the runner to stop at its next report
+}
+
+// Options are Quicksand's scheduling parameters.
+type Options struct {
+	// Budget is the time the run may take, in clock units (wall time, or
+	// interleavings with the deterministic clock).
+	Budget time.Duration
+	// ETAFactor scales the remaining budget before comparing a job's ETA
+	// with it (the paper's HeuristicETAFactor, default 2).
+	ETAFactor float64
+	// ETAThreshold: a job is not suspended before this many interleavings
+	// since it (re)started (0: the default 32; negative: no threshold).
+	ETAThreshold int
+	// HomeStretch: no job is suspended once less than this much budget is
+	// left (the source's 60 s; starting another job would not pay off).
+	HomeStretch time.Duration
+	// Maximal is the thesis's -M: one job, always the maximal state space
+	// (Algorithm 1).
+	Maximal bool
+	// Control is the thesis's -C: one job with every sync PP, no jobs
+	// from data races.
+	Control bool
+	// FirstBug ends the run at the first bug (running jobs stop, pending
+	// ones time out) instead of looking for more.
+	FirstBug bool `msgpack:"first_bug,omitempty"`
+	// Workers and Deterministic record how the run was started (Config),
+	// so that a resumed run goes on the same way.
+	Workers       int  `msgpack:"workers"`
+	Deterministic bool `msgpack:"det"`
+}
+
+// Defaults of Options.
+const (
+	DefaultETAFactor    = 2
+	DefaultETAThreshold = 32
+	DefaultHomeStretch  = 60 * time.Second
+)
+
+// Race is a data-race candidate a job reported, as Quicksand sees it:
+// the two racing instructions, in the order seen.
+type Race struct {
+	PCA       uint64 `msgpack:"a"`
+	PCB       uint64 `msgpack:"b"`
+	WhereA    string `msgpack:"wa,omitempty"`
+	WhereB    string `msgpack:"wb,omitempty"`
+	BothOrder bool   `msgpack:"both"`
+	// FirstInterleaving: seen on the job's first interleaving (the
+	// thesis's "deterministic"; otherwise nondeterministic).
+	FirstInterleaving bool `msgpack:"first"`
+	// Realloc: the free-then-re-malloc pattern; never spawns a job.
+	Realloc bool `msgpack:"realloc"`
+}
+
+// RaceNote is a race Quicksand was told about, once per pair.
+type RaceNote struct {
+	Race `msgpack:"race"`
+	Job  int `msgpack:"job"` // the first job that reported it
+}
+
+// Decision is the answer to a running job's report.
+type Decision uint8
+
+// The decisions.
+const (
+	Continue Decision = iota
+	Suspend           // stop and keep the state in the store: another job is more promising
+	Stop              // stop for good: time is up, a subset found a bug, or (-M) not maximal
+)
+
+// Sched is Quicksand's state: the PPs, the jobs and the race candidates,
+// and the decisions of the paper's Algorithms 1-3 over them. It is plain
+// data (it is what the store keeps of a Quicksand run) and not safe for
+// concurrent use; Run serialises access to it.
+type Sched struct {
+	Opt   Options    `msgpack:"opt"`
+	Reg   Registry   `msgpack:"reg"`
+	Jobs  []*Job     `msgpack:"jobs"`
+	Races []RaceNote `msgpack:"races"`
+	// Now is the clock as of the last event (clock units).
+	Now time.Duration `msgpack:"now"`
+}
+
+// New seeds a scheduler with the thesis's user-space seed jobs over the
+// sync PPs (§4.2.2): { }, each sync PP alone, and all of them (the maximal
+// set, required for soundness). -M and -C seed only the maximal set.
+func New(opt Options, syncPPs []string) *Sched {
+	if opt.ETAFactor == 0 {
+		opt.ETAFactor = DefaultETAFactor
+	}
+	if opt.ETAThreshold == 0 {
+		opt.ETAThreshold = DefaultETAThreshold
+	}
+	s := &Sched{Opt: opt}
+	var all Set
+	for _, fn := range syncPPs {
+		prio := PrioOther
+		switch fn {
+		case "mutex_lock":
+			prio = PrioLock
+		case "mutex_unlock":
+			prio = PrioUnlock
+		}
+		all = all.With(s.Reg.Sync(fn, prio))
+	}
+	if opt.Maximal || opt.Control {
+		s.add(all, !opt.Control, "seed (maximal)")
+		return s
+	}
+	s.add(Set{}, false, "seed")
+	if len(syncPPs) > 1 {
+		for _, id := range all.IDs() {
+			s.add(Of(id), true, "seed")
+		}
+	}
+	s.add(all, true, "seed (maximal)")
+	return s
+}
+
+func (s *Sched) add(set Set, repro bool, origin string) *Job {
+	j := &Job{ID: len(s.Jobs) + 1, Set: set, Reproduces: repro, Origin: origin, ETA: math.Inf(1)}
+	s.Jobs = append(s.Jobs, j)
+	return j
+}
+
+func (s *Sched) find(set Set) *Job {
+	for _, j := range s.Jobs {
+		if j.Set.Equal(set) {
+			return j
+		}
+	}
+	return nil
+}
+
+// covers reports whether a job (not a cancelled one, which explored
+// nothing for its own sake) already has set or a superset of it: Algorithm
+// 2's line 1, PPSet(j0) ∪ {α} ⊄ PPSet(j) for all j. (The source's
+// equality test would also add every subset of a job already there.)
+func (s *Sched) covers(set Set) bool {
+	for _, j := range s.Jobs {
+		if j.Status != Cancelled && set.SubsetOf(j.Set) {
+			return true
+		}
+	}
+	return false
+}
+
+// bugFound reports whether a job whose set is a subset of set found a bug
+// (the source's bug_already_found).
+func (s *Sched) bugFound(set Set) bool {
+	for _, j := range s.Jobs {
+		if j.Status == BugFound && j.Set.SubsetOf(set) {
+			return true
+		}
+	}
+	return false
+}
+
+// remaining is the budget left, T in the paper (none once the first bug
+// ends a FirstBug run).
+func (s *Sched) remaining() time.Duration {
+	if s.Opt.FirstBug && len(s.Bugs()) > 0 {
+		return 0
+	}
+	return s.Opt.Budget - s.Now
+}
+
+// unexploredPriority is the most urgent priority among a job's PPs that no
+// completed reproducing job has explored (the source's
+// unexplored_priority).
+func (s *Sched) unexploredPriority(j *Job) Priority {
+	if j.Set.Len() == 0 {
+		return PrioEmpty
+	}
+	p := PrioExplored
+	for _, id := range j.Set.IDs() {
+		if pp := &s.Reg.PPs[id]; !pp.Explored {
+			p = min(p, pp.Priority)
+		}
+	}
+	return p
+}
+
+func (s *Sched) byStatus(st Status) []*Job {
+	var out []*Job
+	for _, j := range s.Jobs {
+		if j.Status == st {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// pending is P: the pending jobs, most urgent first (priority, then the
+// smaller set, then the older job).
+func (s *Sched) pending() []*Job {
+	p := s.byStatus(Pending)
+	slices.SortStableFunc(p, func(a, b *Job) int {
+		if pa, pb := s.unexploredPriority(a), s.unexploredPriority(b); pa != pb {
+			return int(pa) - int(pb)
+		}
+		if la, lb := a.Set.Len(), b.Set.Len(); la != lb {
+			return la - lb
+		}
+		return a.ID - b.ID
+	})
+	return p
+}
+
+// suspended is S: the suspended jobs by increasing ETA (then age).
+func (s *Sched) suspended() []*Job {
+	p := s.byStatus(Suspended)
+	slices.SortStableFunc(p, func(a, b *Job) int {
+		if a.ETA != b.ETA {
+			if a.ETA < b.ETA {
+				return -1
+			}
+			return 1
+		}
+		return a.ID - b.ID
+	})
+	return p
+}
+
+// hasSuspendedSubset reports whether some other suspended job's set is a
+// subset of j's: then j would take at least as long, so it waits.
+func (s *Sched) hasSuspendedSubset(j *Job, susp []*Job) bool {
+	for _, o := range susp {
+		if o != j && o.Set.SubsetOf(j.Set) {
+			return true
+		}
+	}
+	return false
+}
+
+// Next is the job a free worker should run, or nil: the most urgent
+// pending job that is not a superset of a suspended job, else the
+// suspended job with the lowest ETA that has no suspended subset.
+func (s *Sched) Next() *Job {
+	for _, j := range s.Jobs {
+		if !j.Status.Done() && j.Status != Running && s.bugFound(j.Set) {
+			j.Status = Cancelled // a subset's bug (seen again after a resume)
+		}
+	}
+	susp := s.suspended()
+	for _, j := range s.pending() {
+		if !s.hasSuspendedSubset(j, susp) {
+			return j
+		}
+	}
+	for _, j := range susp {
+		if !s.hasSuspendedSubset(j, susp) {
+			return j
+		}
+	}
+	return nil
+}
+
+// Start marks a job as running on a worker.
+func (s *Sched) Start(j *Job) {
+	j.Status, j.SinceStart, j.stop = Running, 0, false
+}
+
+// better is Algorithm 3's search for a job more likely to finish than the
+// running j0 (lines 4-17), nil if there is none.
+func (s *Sched) better(j0 *Job) *Job {
+	susp := s.suspended()
+	for _, jp := range s.pending() {
+		// A pending superset of j0 would take at least as long (the
+		// source's should_work_block ignores them); one with a suspended
+		// subset likewise.
+		if j0.Set.SubsetOf(jp.Set) || s.hasSuspendedSubset(jp, susp) {
+			continue
+		}
+		return jp
+	}
+	for _, js := range susp {
+		if !j0.Set.ProperSubsetOf(js.Set) && j0.ETA > js.ETA && !s.hasSuspendedSubset(js, susp) {
+			return js // ETA inversion: trust the suspended subset's estimate
+		}
+	}
+	return nil
+}
+
+// Progress takes a running job's report after an interleaving (its
+// interleavings so far, its ETA in clock units, +Inf if unknown, and the
+// estimated proportion explored) at clock time now, and decides whether
+// it goes on (Algorithm 3, with the thresholds of §4.2.4).
+func (s *Sched) Progress(j *Job, interleavings int, eta float64, proportion float64, now time.Duration) Decision {
+	s.Now = max(s.Now, now)
+	j.SinceStart += interleavings - j.Interleavings
+	j.Interleavings, j.ETA, j.Proportion = interleavings, eta, proportion
+	switch {
+	case j.stop:
+		return Stop
+	case s.remaining() <= 0:
+		return Stop
+	case s.Opt.Maximal && !j.Set.Equal(s.Reg.All()):
+		j.Note = "no longer maximal"
+		return Stop
+	case j.SinceStart < s.Opt.ETAThreshold:
+		return Continue
+	case s.remaining() <= s.Opt.HomeStretch:
+		return Continue
+	case eta < s.Opt.ETAFactor*float64(s.remaining()):
+		return Continue // line 1: expected to finish
+	}
+	if s.better(j) == nil {
+		return Continue
+	}
+	return Suspend
+}
+
+// Suspended records that a job stopped on Suspend.
+func (s *Sched) Suspended(j *Job) {
+	j.Status, j.Started = Suspended, true
+	j.Suspensions++
+}
+
+// Finished records how a job's exploration ended: complete (no bug), a
+// bug, or stopped (Stop: time up, cancelled, or no longer maximal).
+func (s *Sched) Finished(j *Job, complete bool, bug string) {
+	j.Started = true
+	switch {
+	case bug != "":
+		j.Status, j.Bug, j.FoundAt = BugFound, bug, s.Now
+		// A bug cancels every superset job (§4.2.4): they might find only
+		// the same bug.
+		for _, o := range s.Jobs {
+			if o != j && !o.Status.Done() && j.Set.SubsetOf(o.Set) {
+				o.Note = fmt.Sprintf("job %d, a subset, found a bug", j.ID)
+				if o.Status == Running {
+					o.stop = true
+				} else {
+					o.Status = Cancelled
+				}
+			}
+		}
+	case complete:
+		j.Status, j.Proportion, j.ETA = Complete, 1, 0
+		if j.Reproduces {
+			for _, id := range j.Set.IDs() {
+				s.Reg.PPs[id].Explored = true
+			}
+		}
+	case j.stop || (s.Opt.Maximal && !j.Set.Equal(s.Reg.All())):
+		j.Status = Cancelled
+	default:
+		j.Status = TimedOut
+	}
+}
+
+// TimeUp ends the jobs that did not run to the end: pending and suspended
+// ones time out.
+func (s *Sched) TimeUp() {
+	for _, j := range s.Jobs {
+		if j.Status == Pending || j.Status == Suspended {
+			j.Status = TimedOut
+		}
+	}
+}
+
+// OnRace takes a data-race candidate reported by running job j0 and adds
+// the jobs Algorithm 2 calls for (Algorithm 1 under -M): for each racing
+// instruction α new to j0, the "big" job PPSet(j0) ∪ {α} unless a job
+// with that set or a superset exists, and the "small" job {α} unless one
+// exists. Only both-order races add both instructions (single-order ones
+// the first; the second follows if the race turns both-order);
+// reallocation candidates, reports of non-reproducing jobs and -C add
+// none. It returns the jobs added.
+func (s *Sched) OnRace(j0 *Job, r Race) []*Job {
+	s.note(j0, r)
+	if r.Realloc || s.Opt.Control || !j0.Reproduces || s.bugFound(j0.Set) {
+		return nil
+	}
+	prio := PrioSingleOrder
+	pcs := []uint64{r.PCA}
+	where := []string{r.WhereA}
+	if r.BothOrder {
+		prio = PrioBothOrder
+		if r.PCB != r.PCA {
+			pcs, where = append(pcs, r.PCB), append(where, r.WhereB)
+		}
+	}
+	var added []*Job
+	ids := make([]int, len(pcs))
+	fresh := make([]bool, len(pcs))
+	for i, pc := range pcs {
+		ids[i], fresh[i] = s.Reg.Race(pc, where[i], prio)
+		if r.FirstInterleaving {
+			s.Reg.PPs[ids[i]].Deterministic = true
+		}
+	}
+	for i, id := range ids {
+		if j0.Set.Has(id) || j0.Discovered.Has(id) {
+			continue
+		}
+		j0.Discovered = j0.Discovered.With(id)
+		if s.Opt.Maximal {
+			if all := s.Reg.All(); s.find(all) == nil {
+				added = append(added, s.add(all, true, fmt.Sprintf("maximal, after job %d's race", j0.ID)))
+			}
+			continue
+		}
+		if big := j0.Set.With(id); !s.covers(big) && !s.bugFound(big) {
+			added = append(added, s.add(big, true, fmt.Sprintf("big, from job %d", j0.ID)))
+		}
+		if small := Of(id); fresh[i] && j0.Set.Len() > 0 && s.find(small) == nil {
+			added = append(added, s.add(small, false, fmt.Sprintf("small, from job %d", j0.ID)))
+		}
+	}
+	return added
+}
+
+func (s *Sched) note(j0 *Job, r Race) {
+	for i := range s.Races {
+		n := &s.Races[i]
+		if n.PCA == r.PCA && n.PCB == r.PCB {
+			// Re-reports only strengthen a note.
+			n.BothOrder = n.BothOrder || r.BothOrder
+			n.FirstInterleaving = n.FirstInterleaving || r.FirstInterleaving
+			n.Realloc = n.Realloc && r.Realloc
+			return
+		}
+	}
+	s.Races = append(s.Races, RaceNote{Race: r, Job: j0.ID})
+}
+
+// Idle reports whether no job is running, pending or resumable.
+func (s *Sched) Idle() bool {
+	for _, j := range s.Jobs {
+		if !j.Status.Done() {
+			return false
+		}
+	}
+	return true
+}
+
+// Verified reports total verification: no job found a bug, a job whose
+// set holds every known PP (the maximal state space) completed, and every
+// data-race candidate's PPs (both accesses of a both-order race, the first
+// of a single-order one; reallocation candidates aside) were in a
+// completed job's set. Under -C, where races add no PPs, a race candidate
+// therefore rules it out: that control verifies only programs without
+// data races, as the thesis counts it.
+func (s *Sched) Verified() bool {
+	all := s.Reg.All()
+	ok := false
+	for _, j := range s.Jobs {
+		if j.Status == BugFound {
+			return false
+		}
+		if j.Status == Complete && all.SubsetOf(j.Set) {
+			ok = true
+		}
+	}
+	return ok && len(s.UncoveredRaces()) == 0
+}
+
+// covered is the union of the completed jobs' sets.
+func (s *Sched) covered() Set {
+	var c Set
+	for _, j := range s.Jobs {
+		if j.Status == Complete {
+			for _, id := range j.Set.IDs() {
+				c = c.With(id)
+			}
+		}
+	}
+	return c
+}
+
+// UncoveredRaces lists the race candidates (not reallocation ones) with a
+// PP Algorithm 2 would add that no completed job held (or never added).
+func (s *Sched) UncoveredRaces() []RaceNote {
+	c := s.covered()
+	has := func(pc uint64) bool {
+		for id := range s.Reg.PPs {
+			if p := &s.Reg.PPs[id]; p.IsRace() && p.PC == pc {
+				return c.Has(id)
+			}
+		}
+		return false
+	}
+	var out []RaceNote
+	for _, n := range s.Races {
+		if n.Realloc {
+			continue
+		}
+		if !has(n.PCA) || (n.BothOrder && !has(n.PCB)) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Uncovered lists the data-race PPs no completed job's set held: races
+// left for the user to inspect.
+func (s *Sched) Uncovered() []int {
+	c := s.covered()
+	var out []int
+	for id := range s.Reg.PPs {
+		if s.Reg.PPs[id].IsRace() && !c.Has(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}

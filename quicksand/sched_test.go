@@ -1,0 +1,384 @@
+package quicksand
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var inf = math.Inf(1)
+
+func seeded(t *testing.T, opt Options) *Sched {
+	t.Helper()
+	if opt.Budget == 0 {
+		opt.Budget = time.Hour
+	}
+	if opt.HomeStretch == 0 {
+		opt.HomeStretch = DefaultHomeStretch
+	}
+	return New(opt, []string{"mutex_lock", "mutex_unlock"})
+}
+
+func sets(s *Sched) []string {
+	var out []string
+	for _, j := range s.Jobs {
+		out = append(out, s.Reg.Describe(j.Set))
+	}
+	return out
+}
+
+// run starts job id and reports n interleavings with the given ETA (in
+// seconds) at clock time now (seconds).
+func report(s *Sched, id, n int, eta float64, now float64) Decision {
+	return s.Progress(s.Jobs[id], n, eta*float64(time.Second), 0.5, time.Duration(now*float64(time.Second)))
+}
+
+func TestSeeds(t *testing.T) {
+	s := seeded(t, Options{})
+	want := []string{"{ }", "{ 'mutex_lock' }", "{ 'mutex_unlock' }", "{ 'mutex_lock' 'mutex_unlock' }"}
+	if got := sets(s); !slices.Equal(got, want) {
+		t.Fatalf("seeds %q, want %q", got, want)
+	}
+	if s.Jobs[0].Reproduces || !s.Jobs[1].Reproduces || !s.Jobs[3].Reproduces {
+		t.Error("the { } seed must not reproduce; the others must")
+	}
+	// Pending order by the most urgent unexplored PP (the source's
+	// unexplored_priority), then size: { } (0), {lock} (4), {lock,
+	// unlock} (4, larger), {unlock} (8).
+	var order []int
+	for j := s.Next(); j != nil; j = s.Next() {
+		s.Start(j)
+		order = append(order, j.ID)
+	}
+	if !slices.Equal(order, []int{1, 2, 4, 3}) {
+		t.Errorf("start order %v", order)
+	}
+	for _, opt := range []Options{{Maximal: true}, {Control: true}} {
+		s := seeded(t, opt)
+		if got := sets(s); len(got) != 1 || got[0] != want[3] {
+			t.Errorf("%+v: seeds %q, want only the maximal set", opt, got)
+		}
+		if s.Jobs[0].Reproduces == opt.Control {
+			t.Errorf("%+v: reproduces %v", opt, s.Jobs[0].Reproduces)
+		}
+	}
+}
+
+// TestSuspendLine1: a job whose ETA fits in ETAFactor × the time left goes
+// on; one that does not is suspended when a better job exists. Budget 1 h.
+func TestSuspendLine1(t *testing.T) {
+	s := seeded(t, Options{})
+	s.Start(s.Jobs[3])
+	// 10 minutes in, 50 left: the line is 100 minutes.
+	if d := report(s, 3, 100, 99*60, 600); d != Continue {
+		t.Errorf("ETA 99 min < 2×50 min: %v, want continue", d)
+	}
+	// Pending jobs 0-2 are subsets of job 3, not supersets: each is better.
+	if d := report(s, 3, 200, 101*60, 600); d != Suspend {
+		t.Errorf("ETA 101 min > 2×50 min with pending jobs: %v, want suspend", d)
+	}
+	if d := report(s, 3, 300, inf, 600); d != Suspend {
+		t.Errorf("unknown ETA: %v, want suspend", d)
+	}
+}
+
+// TestSuspendThresholds: never before ETAThreshold interleavings since the
+// job (re)started, nor in the home stretch.
+func TestSuspendThresholds(t *testing.T) {
+	s := seeded(t, Options{})
+	j := s.Jobs[3]
+	s.Start(j)
+	if d := report(s, 3, 31, inf, 10); d != Continue {
+		t.Errorf("31 interleavings: %v, want continue (threshold 32)", d)
+	}
+	if d := report(s, 3, 32, inf, 10); d != Suspend {
+		t.Errorf("32 interleavings: %v, want suspend", d)
+	}
+	s.Suspended(j)
+	s.Start(j) // resumed: the threshold counts again from here
+	if d := report(s, 3, 40, inf, 20); d != Continue {
+		t.Errorf("8 interleavings after resuming: %v, want continue", d)
+	}
+	if d := report(s, 3, 100, inf, 3600-61); d != Suspend {
+		t.Errorf("61 s left: %v, want suspend", d)
+	}
+	if d := report(s, 3, 100, inf, 3600-60); d != Continue {
+		t.Errorf("60 s left (home stretch): %v, want continue", d)
+	}
+	if d := report(s, 3, 101, inf, 3600); d != Stop {
+		t.Errorf("no time left: %v, want stop", d)
+	}
+}
+
+// TestSuspendPendingRules: Algorithm 3 lines 4-9. A pending superset of
+// the running job, or a pending job with a suspended subset, is no
+// reason to suspend.
+func TestSuspendPendingRules(t *testing.T) {
+	s := seeded(t, Options{})
+	for _, id := range []int{0, 1, 2} {
+		s.Jobs[id].Status = Complete
+	}
+	lock := s.Jobs[1]
+	lock.Status = Running
+	// Only the maximal job {lock, unlock} is pending: a superset of {lock}.
+	if d := report(s, 1, 100, inf, 0); d != Continue {
+		t.Errorf("only a pending superset: %v, want continue", d)
+	}
+	// A pending {unlock, race} job whose subset {unlock} is suspended.
+	unlock := s.Jobs[2]
+	unlock.Status, unlock.ETA = Suspended, 7*3600*float64(time.Second)
+	race, _ := s.Reg.Race(0x1000, "", PrioBothOrder)
+	s.add(unlock.Set.With(race), true, "test")
+	if d := report(s, 1, 101, 6*3600, 0); d != Continue {
+		t.Errorf("the only pending non-superset has a suspended subset (ETA 7 h > our 6 h): %v, want continue", d)
+	}
+	// Remove that subset: the pending {unlock, race} is better now.
+	unlock.Status = Complete
+	if d := report(s, 1, 102, 6*3600, 0); d != Suspend {
+		t.Errorf("a pending job with no suspended subset: %v, want suspend", d)
+	}
+}
+
+// TestETAInversion: Algorithm 3 lines 10-17.
+func TestETAInversion(t *testing.T) {
+	s := seeded(t, Options{})
+	for _, j := range s.Jobs[:3] {
+		j.Status = Complete
+	}
+	max := s.Jobs[3]
+	r, _ := s.Reg.Race(0x1000, "", PrioBothOrder)
+	// A suspended job that is not a superset of the running one and has a
+	// lower ETA: switch to it.
+	other := s.add(Of(r), false, "small")
+	other.Status, other.ETA = Suspended, float64(3*time.Hour)
+	s.Start(max)
+	if d := report(s, 3, 100, 4*3600, 0); d != Suspend {
+		t.Errorf("suspended job with a lower ETA: %v, want suspend", d)
+	}
+	if d := report(s, 3, 101, 2.5*3600, 0); d != Continue {
+		t.Errorf("suspended job with a higher ETA: %v, want continue", d)
+	}
+	// A suspended superset of the running job is never the better job,
+	// even with a lower ETA (lines 11: PPSet(j0) ⊄ PPSet(jS)).
+	other.Set = max.Set.With(r)
+	if d := report(s, 3, 102, 4*3600, 0); d != Continue {
+		t.Errorf("only a suspended superset: %v, want continue", d)
+	}
+	// A suspended job with a suspended subset is not run first (lines
+	// 12-13): {race} at 3 h has the suspended subset { } at 9 h.
+	other.Set = Of(r)
+	sub := s.Jobs[0]
+	sub.Status, sub.ETA = Suspended, float64(9*time.Hour)
+	if d := report(s, 3, 103, 4*3600, 0); d != Continue {
+		t.Errorf("the lower-ETA job has a suspended subset: %v, want continue", d)
+	}
+}
+
+// TestNext: pending jobs come before suspended ones, except those with a
+// suspended subset; among suspended jobs, the lowest ETA without a
+// suspended subset.
+func TestNext(t *testing.T) {
+	s := seeded(t, Options{})
+	s.Jobs[0].Status = Complete
+	lock, unlock, max := s.Jobs[1], s.Jobs[2], s.Jobs[3]
+	lock.Status, lock.ETA = Suspended, 100
+	if j := s.Next(); j != unlock {
+		t.Fatalf("Next = %v, want the pending {unlock}", j)
+	}
+	unlock.Status, unlock.ETA = Suspended, 50
+	// max is pending but a superset of both suspended jobs.
+	if j := s.Next(); j != unlock {
+		t.Fatalf("Next = %v, want {unlock}, the suspended job with the lowest ETA", j)
+	}
+	max.Status, max.ETA = Suspended, 10
+	if j := s.Next(); j != unlock {
+		t.Fatalf("Next = %v, want {unlock}: max has lower ETA but suspended subsets", j)
+	}
+}
+
+// TestRaceJobs: Algorithm 2. A both-order race reported by {lock} adds a
+// big and a small job per instruction; a single-order race only for the
+// first access; repeats, small jobs, { }, reallocation candidates and -C
+// add nothing.
+func TestRaceJobs(t *testing.T) {
+	s := seeded(t, Options{})
+	lock := s.Jobs[1]
+	s.Start(lock)
+	added := s.OnRace(lock, Race{PCA: 0xa, PCB: 0xb, BothOrder: true})
+	var got []string
+	for _, j := range added {
+		got = append(got, s.Reg.Describe(j.Set)+" "+strings.Fields(j.Origin)[0])
+	}
+	want := []string{"{ 'mutex_lock' 'data race @ 0xa' } big,", "{ 'data race @ 0xa' } small,",
+		"{ 'mutex_lock' 'data race @ 0xb' } big,", "{ 'data race @ 0xb' } small,"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("jobs %q, want %q", got, want)
+	}
+	if added[1].Reproduces || !added[0].Reproduces {
+		t.Error("small jobs must not reproduce, big ones must")
+	}
+	if s.Reg.PPs[2].Priority != PrioBothOrder {
+		t.Errorf("priority %d", s.Reg.PPs[2].Priority)
+	}
+	if n := len(s.OnRace(lock, Race{PCA: 0xa, PCB: 0xb, BothOrder: true})); n != 0 {
+		t.Errorf("a repeated report added %d jobs", n)
+	}
+	// {unlock} reports the same pair: its big jobs are new, the small ones
+	// exist already (and the PPs are not new).
+	unlock := s.Jobs[2]
+	s.Start(unlock)
+	if n := len(s.OnRace(unlock, Race{PCA: 0xa, PCB: 0xb, BothOrder: true})); n != 2 {
+		t.Errorf("{unlock}: %d jobs, want its 2 big jobs", n)
+	}
+	// Single-order: only the first access.
+	added = s.OnRace(lock, Race{PCA: 0xc, PCB: 0xd})
+	if len(added) != 2 || !added[0].Set.Has(4) || s.Reg.PPs[4].PC != 0xc || s.Reg.PPs[4].Priority != PrioSingleOrder {
+		t.Errorf("single-order race: %d jobs, registry %v", len(added), s.Reg.PPs)
+	}
+	// It turns both-order later: the second access is added, and the
+	// first's priority rises.
+	added = s.OnRace(lock, Race{PCA: 0xc, PCB: 0xd, BothOrder: true})
+	if len(added) != 2 || s.Reg.PPs[4].Priority != PrioBothOrder {
+		t.Errorf("both-order now: %d jobs, registry %v", len(added), s.Reg.PPs)
+	}
+	for name, c := range map[string]struct {
+		j *Job
+		r Race
+	}{
+		"small job":    {s.Jobs[5], Race{PCA: 0xe, PCB: 0xf, BothOrder: true}},
+		"{ } seed":     {s.Jobs[0], Race{PCA: 0xe, PCB: 0xf, BothOrder: true}},
+		"reallocation": {lock, Race{PCA: 0xe, PCB: 0xf, BothOrder: true, Realloc: true}},
+	} {
+		if n := len(s.OnRace(c.j, c.r)); n != 0 {
+			t.Errorf("%s: %d jobs", name, n)
+		}
+	}
+	ctl := seeded(t, Options{Control: true})
+	if n := len(ctl.OnRace(ctl.Jobs[0], Race{PCA: 0xa, PCB: 0xb, BothOrder: true})); n != 0 {
+		t.Errorf("-C: %d jobs", n)
+	}
+	if len(s.Races) != 3 || !s.Races[1].BothOrder || s.Races[2].Realloc {
+		t.Errorf("race notes %+v, want 3 distinct pairs, (c,d) both-order, (e,f) not only a reallocation", s.Races)
+	}
+}
+
+// TestBugCancelsSupersets: a bug in {lock} cancels the pending, suspended
+// and running supersets, spawns nothing more from them, and leaves the
+// rest.
+func TestBugCancelsSupersets(t *testing.T) {
+	s := seeded(t, Options{})
+	lock, unlock, max := s.Jobs[1], s.Jobs[2], s.Jobs[3]
+	s.Start(lock)
+	s.Start(max)
+	big := s.OnRace(lock, Race{PCA: 0xa, PCB: 0xb})[0]
+	big.Status = Suspended
+	s.Finished(lock, false, "assertion failed")
+	if lock.Status != BugFound || big.Status != Cancelled || unlock.Status != Pending {
+		t.Errorf("statuses: lock %v, big %v, unlock %v", lock.Status, big.Status, unlock.Status)
+	}
+	if d := report(s, 3, 10, 1, 0); d != Stop {
+		t.Errorf("the running superset: %v, want stop", d)
+	}
+	s.Finished(max, false, "")
+	if max.Status != Cancelled || !strings.Contains(max.Note, "job 2") {
+		t.Errorf("max: %v %q", max.Status, max.Note)
+	}
+	if n := len(s.OnRace(unlock, Race{PCA: 0x1, PCB: 0x2})); n == 0 {
+		t.Error("{unlock} is no superset of {lock}: its races still spawn jobs")
+	}
+	for _, j := range s.Jobs {
+		if j.Status == Pending && s.bugFound(j.Set) {
+			t.Errorf("pending job %d is a superset of the bug", j.ID)
+		}
+	}
+	if s.Verified() {
+		t.Error("verified with a bug")
+	}
+}
+
+// TestMaximalMode: Algorithm 1. A race makes a new maximal job; the old
+// one stops as no longer maximal.
+func TestMaximalMode(t *testing.T) {
+	s := seeded(t, Options{Maximal: true})
+	j0 := s.Next()
+	s.Start(j0)
+	added := s.OnRace(j0, Race{PCA: 0xa, PCB: 0xb, BothOrder: true})
+	if len(added) != 1 || !added[0].Set.Equal(s.Reg.All()) || s.Reg.All().Len() != 4 {
+		t.Fatalf("added %v; all %v", added, s.Reg.All())
+	}
+	if d := report(s, 0, 1, 1, 0); d != Stop {
+		t.Errorf("the old maximal job: %v, want stop", d)
+	}
+	s.Finished(j0, false, "")
+	if j0.Status != Cancelled || s.Next() != added[0] {
+		t.Errorf("old job %v; next %v", j0.Status, s.Next())
+	}
+}
+
+// TestLifecycleAndVerification: completing reproducing jobs marks PPs
+// explored (which reorders pending jobs), the maximal job's completion is
+// total verification, and races no completed job covered are listed.
+func TestLifecycleAndVerification(t *testing.T) {
+	s := seeded(t, Options{})
+	for _, id := range []int{0, 1} {
+		s.Start(s.Jobs[id])
+	}
+	s.OnRace(s.Jobs[1], Race{PCA: 0xa, PCB: 0xb}) // jobs 4 {lock,a}, 5 {a}
+	s.Finished(s.Jobs[0], true, "")
+	if s.Reg.PPs[0].Explored {
+		t.Error("{ } does not reproduce: it explores nothing")
+	}
+	s.Finished(s.Jobs[1], true, "")
+	if !s.Reg.PPs[0].Explored || s.Reg.PPs[1].Explored {
+		t.Errorf("after {lock} completed: %v", s.Reg.PPs)
+	}
+	// {unlock} (8) vs {a} (2): the race job is more urgent.
+	if j := s.Next(); j.ID != 6 {
+		t.Errorf("next %d, want 6 ({a}, priority 2)", j.ID)
+	}
+	if got := s.Uncovered(); !slices.Equal(got, []int{2}) {
+		t.Errorf("uncovered %v", got)
+	}
+	for _, j := range s.Jobs[2:] {
+		s.Start(j)
+		s.Finished(j, true, "")
+	}
+	if s.Verified() {
+		t.Error("verified, but no job held every known PP")
+	}
+	// {lock, unlock, a}: the maximal set now.
+	all := s.add(s.Reg.All(), true, "test")
+	s.Start(all)
+	s.Finished(all, true, "")
+	if !s.Verified() || len(s.Uncovered()) != 0 || !s.Idle() {
+		t.Errorf("verified %v, uncovered %v, idle %v", s.Verified(), s.Uncovered(), s.Idle())
+	}
+	// -C: a completed maximal state space with a race candidate seen is
+	// no total verification (the race was never explored).
+	ctl := seeded(t, Options{Control: true})
+	ctl.Start(ctl.Jobs[0])
+	ctl.OnRace(ctl.Jobs[0], Race{PCA: 0xa, PCB: 0xb})
+	ctl.Finished(ctl.Jobs[0], true, "")
+	if ctl.Verified() || len(ctl.UncoveredRaces()) != 1 {
+		t.Errorf("-C with a race: verified %v, uncovered races %v", ctl.Verified(), ctl.UncoveredRaces())
+	}
+	ctl.Races[0].Realloc = true
+	if !ctl.Verified() {
+		t.Error("-C with only a reallocation candidate: not verified")
+	}
+	s2 := seeded(t, Options{})
+	s2.Start(s2.Jobs[3])
+	s2.Suspended(s2.Jobs[3])
+	s2.TimeUp()
+	for _, j := range s2.Jobs {
+		if j.Status != TimedOut {
+			t.Errorf("job %d after time-up: %v", j.ID, j.Status)
+		}
+	}
+	s2.Finished(s2.Jobs[3], false, "")
+	if s2.Jobs[3].Status != TimedOut {
+		t.Errorf("stopped without a reason: %v", s2.Jobs[3].Status)
+	}
+}
