@@ -181,7 +181,7 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 		}
 		q.st, q.run = st, run
 	}
-	return q.run_()
+	return q.execute()
 }
 
 // resumeQuicksand continues a stored quicksand run from its last commit.
@@ -210,7 +210,7 @@ func resumeQuicksand(cmd *cobra.Command, st *store.Store, run *store.Run, out *o
 			clockText(s.Opt.Deterministic, s.Now), clockText(s.Opt.Deterministic, cfg.Budget))
 	}
 	q := &qsRun{cmd: cmd, path: run.Program, base: spec.Config(img), out: out, persist: pf, cfg: cfg, st: st, run: run}
-	return q.run_()
+	return q.execute()
 }
 
 func clockText(det bool, d time.Duration) string {
@@ -252,7 +252,7 @@ type qsBug struct {
 	Trace     *report.Trace `json:"trace,omitempty"`
 }
 
-func (q *qsRun) run_() error {
+func (q *qsRun) execute() error {
 	img, err := elfsym.Parse(q.base.Image)
 	if err != nil {
 		return usageErr("%v", err)
