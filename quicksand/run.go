@@ -69,11 +69,10 @@ type Config struct {
 	Resume []byte
 	// OnReport, when set, is called every Interval (wall time) and at the
 	// end with a snapshot of the jobs; OnRace when a race adds a
-	// data-race PP; OnJobEnd when a job completes, finds a bug or stops.
+	// data-race PP.
 	Interval time.Duration
 	OnReport func(*Sched)
 	OnRace   func(s *Sched, j *Job, pp int, r Race)
-	OnJobEnd func(s *Sched, j *Job)
 }
 
 // ErrConfig is a contradictory configuration.
@@ -321,9 +320,6 @@ func (d *driver) end(j *Job, out *Outcome) {
 	}
 	d.s.Now = max(d.s.Now, d.now())
 	d.s.Finished(j, out.Complete, out.Bug)
-	if d.cfg.OnJobEnd != nil {
-		d.cfg.OnJobEnd(d.s, j)
-	}
 }
 
 // step is a running job's report.
@@ -351,9 +347,6 @@ func (d *driver) step(j *Job, st Step) Decision {
 	dec := d.s.Progress(j, st.Interleavings, d.eta(st), st.Estimate.Proportion, d.now())
 	if dec == Suspend {
 		d.s.Suspended(j)
-		if d.cfg.OnJobEnd != nil {
-			d.cfg.OnJobEnd(d.s, j)
-		}
 	}
 	return dec
 }
