@@ -2,7 +2,7 @@
 // seeded-bug thread library (fixtures/src/lib/<lib>) built with every test
 // program that passes against the reference library, each binary run by
 // `landslide quicksand` (through the command line's own code) under five
-// configurations with the same wall-clock budget:
+// configurations with the same CPU budget per cell:
 //
 //	QS-LHB  quicksand (Iterative Deepening, Limited Happens-Before)
 //	QS-PHB  quicksand --hb pure
@@ -19,8 +19,27 @@
 // totals per configuration, and which bugs were found (BENCHMARKS.md,
 // "Quicksand evaluation").
 //
-//	go run ./bench/cmd/qseval -budget 5s -j 2 > /tmp/qseval.md
-//	go run ./bench/cmd/qseval -own -budget 20s -compare-workers > /tmp/qsworkers.md
+//	go run ./bench/cmd/qseval -budget 6s -compare-workers > /tmp/qseval.md
+//	go run ./bench/cmd/qseval -own -budget 20s > /tmp/qsown.md
+//
+// The budget is CPU time, as in the thesis's evaluation (Quicksand: 1 h
+// of wall clock on 10 CPUs; the single-state-space controls: 10 h on one
+// CPU). With -cpus N, a Quicksand cell runs with -c N and a wall-clock
+// budget of budget/N, one cell at a time; the controls, which explore one
+// state space and so use one CPU, run with -c 1 and the whole budget, N
+// cells at once. Either way each cell gets the same CPU time and the
+// evaluation keeps N CPUs busy. -compare-workers runs every cell with
+// -cpus 1 and with -cpus 2, alternating by blocks of -block rows (1 then
+// 2, then 2 then 1, ...) so that a drift in the virtual machine's speed
+// weighs on both, and prints the ratio of their wall times, for the
+// Quicksand cells and the controls apart too, with the hypervisor's steal
+// during each (/proc/stat).
+//
+// Quicksand's home stretch (no suspension once less than this much budget
+// is left; 60 s for the thesis's 1 h) would exceed any cell's budget under
+// a minute and turn suspension off altogether, so each Quicksand cell gets
+// a home stretch of 1/60 of its wall-clock budget, as in a 1 h run, unless
+// -home-stretch names one.
 //
 // The tests are the reference tests expected to pass, but the thesis
 // figures, race demonstrations and atomic-instruction tests (see skipped;
@@ -28,13 +47,10 @@
 // library's own fixture, the test shipped to expose its bug.
 //
 // The library × test binaries are built with the SDK into a temporary
-// directory (removed at the end unless -keep), once per run. -compare-workers
-// runs the whole evaluation twice, with -c 1 and -c 2, one cell at a time,
-// and prints the ratio of their wall times; since the budget is wall clock,
-// a cell that runs out of budget takes as long with two workers as with
-// one, so it also prints the ratio over the cells that ended before their
-// budget under both. Progress goes to stderr. The exit status is 2 if a
-// binary did not build or a cell ended in an error, else 0.
+// directory (removed at the end unless -keep; -reuse takes a kept one's
+// binaries instead of building them again), once per run. Progress goes
+// to stderr. The exit status is 2 if a binary did not build or a cell
+// ended in an error, else 0.
 package main
 
 import (
@@ -56,17 +72,19 @@ import (
 )
 
 // configuration is one column of the table: the quicksand flags it adds.
+// A control explores a single state space, so it uses one CPU.
 type configuration struct {
-	name string
-	args []string
+	name    string
+	args    []string
+	control bool
 }
 
 var configurations = []configuration{
-	{"QS-LHB", []string{"--hb", "limited"}},
-	{"QS-PHB", []string{"--hb", "pure"}},
-	{"ICB", []string{"--control", "--icb"}},
-	{"DPOR", []string{"--control"}},
-	{"ShMem", []string{"--control", "--preempt-everywhere"}},
+	{"QS-LHB", []string{"--hb", "limited"}, false},
+	{"QS-PHB", []string{"--hb", "pure"}, false},
+	{"ICB", []string{"--control", "--icb"}, true},
+	{"DPOR", []string{"--control"}, true},
+	{"ShMem", []string{"--control", "--preempt-everywhere"}, true},
 }
 
 // skipped are the reference tests left out unless -tests names them: the
@@ -170,36 +188,54 @@ func (c *cell) text() string {
 	return fmt.Sprintf("exit %d", c.code)
 }
 
-// evaluation is every cell of one pass: cells[program][configuration].
+// evaluation is every cell of one pass: cells[program][configuration],
+// with the wall time of the whole pass and of its two phases.
 type evaluation struct {
-	workers int
-	cells   [][]cell
-	wall    time.Duration
+	cpus                  int
+	cells                 [][]cell
+	wall, qsWall, ctlWall time.Duration
+	steal                 float64 // the hypervisor's share of the CPUs' time during the pass, -1 if unknown
 }
 
 type options struct {
-	budget  time.Duration
-	workers int
-	jobs    int
-	tmp     string
+	budget      time.Duration // CPU time per cell
+	cpus        int
+	homeStretch time.Duration // 0: 1/60 of a Quicksand cell's wall-clock budget
+	tmp         string
+}
+
+// cellArgs are the budget, worker and home-stretch flags of one cell: the
+// same CPU time for every configuration (see the package comment).
+func (o options) cellArgs(cfg configuration) []string {
+	if cfg.control {
+		return []string{"--budget", o.budget.String(), "-c", "1"}
+	}
+	wall := o.budget / time.Duration(o.cpus)
+	hs := o.homeStretch
+	if hs == 0 {
+		hs = wall / 60
+	}
+	return []string{"--budget", wall.String(), "-c", fmt.Sprint(o.cpus), "--home-stretch", hs.String()}
 }
 
 func main() {
-	budget := flag.Duration("budget", 20*time.Second, "wall-clock budget of each cell (quicksand --budget)")
-	workers := flag.Int("c", 1, "quicksand workers per cell (quicksand -c)")
+	budget := flag.Duration("budget", 10*time.Second, "CPU time of each cell: a Quicksand cell gets budget/cpus of wall clock on -cpus workers, a control the whole budget on one")
+	cpus := flag.Int("cpus", runtime.NumCPU(), "CPUs the evaluation uses: Quicksand's -c, and how many control cells run at once")
+	homeStretch := flag.Duration("home-stretch", 0, "Quicksand's --home-stretch in every Quicksand cell (0: 1/60 of the cell's wall-clock budget)")
 	libs := flag.String("libs", "", "comma-separated seeded-bug libraries to evaluate (default: all)")
 	tests := flag.String("tests", "", "comma-separated reference tests to build with them (default: the passing tests but "+strings.Join(sortedKeys(skipped), ", ")+"; \"all\" for every passing test)")
 	own := flag.Bool("own", false, "only each library's own fixture (the test shipped to expose its bug), not every library × test")
-	jobs := flag.Int("j", 1, "cells run at once")
-	compare := flag.Bool("compare-workers", false, "run the whole evaluation with -c 1 and with -c 2, one cell at a time (-j 1), and compare their wall times")
+	compare := flag.Bool("compare-workers", false, "run the whole evaluation with -cpus 1 and with -cpus 2, alternating by blocks of rows, and compare their wall times")
+	block := flag.Int("block", 4, "with -compare-workers: rows run under one CPU count before switching to the other")
 	keep := flag.Bool("keep", false, "keep the temporary directory of binaries and bug reports")
+	reuse := flag.String("reuse", "", "a directory an earlier run kept (-keep): use the binaries in it instead of building them again (only if the sources have not changed since)")
 	flag.Parse()
-	if *jobs < 1 || *workers < 1 || *budget <= 0 {
-		fmt.Fprintln(os.Stderr, "qseval: -j and -c must be at least 1, -budget positive")
+	if *cpus < 1 || *budget <= 0 || *homeStretch < 0 || *block < 1 {
+		fmt.Fprintln(os.Stderr, "qseval: -cpus and -block must be at least 1, -budget positive, -home-stretch at least 0")
 		os.Exit(2)
 	}
-	if *compare && (*jobs != 1 || *workers != 1) {
-		fmt.Fprintln(os.Stderr, "qseval: -compare-workers runs one cell at a time with -c 1 then -c 2: drop -j and -c")
+	if *compare && isSet("cpus") {
+		fmt.Fprintln(os.Stderr, "qseval: -compare-workers runs -cpus 1 then -cpus 2: drop -cpus")
 		os.Exit(2)
 	}
 	if err := os.Chdir(fixtures.Root()); err != nil {
@@ -212,47 +248,61 @@ func main() {
 		os.Exit(2)
 	}
 	tmp, err := os.MkdirTemp("", "qseval")
+	if *reuse != "" {
+		tmp, err = *reuse, nil
+		if _, err := os.Stat(filepath.Join(tmp, "bin")); err != nil {
+			fmt.Fprintln(os.Stderr, "qseval: -reuse:", err)
+			os.Exit(2)
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "qseval:", err)
 		os.Exit(2)
 	}
-	if *keep {
+	if *keep || *reuse != "" {
 		fmt.Fprintln(os.Stderr, "qseval: keeping", tmp)
 	} else {
 		defer os.RemoveAll(tmp)
 	}
 
 	start := time.Now()
-	build(progs, tmp)
+	load0 := loadAverage()
+	build(progs, tmp, *reuse != "")
 	buildTime := time.Since(start)
-	opt := options{budget: *budget, workers: *workers, jobs: *jobs, tmp: tmp}
+	opt := options{budget: *budget, cpus: *cpus, homeStretch: *homeStretch, tmp: tmp}
 
 	var evals []*evaluation
 	if *compare {
-		for _, c := range []int{1, 2} {
-			o := opt
-			o.workers, o.jobs = c, 1
-			evals = append(evals, evaluate(progs, o))
-		}
+		evals = evaluate(progs, opt, []int{1, 2}, *block)
 	} else {
-		evals = append(evals, evaluate(progs, opt))
+		evals = evaluate(progs, opt, []int{*cpus}, len(progs))
 	}
 
-	fmt.Printf("`go run ./bench/cmd/qseval %s` at %s on %s/%s, %d CPUs (runtime.NumCPU).\n\n",
-		strings.Join(os.Args[1:], " "), start.UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Printf("`go run ./bench/cmd/qseval %s` at %s on %s/%s, %d CPUs (runtime.NumCPU); load average %s before, %s after.\n\n",
+		strings.Join(os.Args[1:], " "), start.UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), load0, loadAverage())
 	nlibs, ntests := count(progs)
 	rows := fmt.Sprintf("%d seeded-bug libraries × %d tests = %d binaries", nlibs, ntests, len(progs))
 	if *own {
 		rows = fmt.Sprintf("%d seeded-bug libraries, each with its own test: %d binaries", nlibs, len(progs))
 	}
-	fmt.Printf("%s (built in %s), × %d configurations, budget %s per cell, "+
-		"each `landslide quicksand BINARY --no-store --quiet --json --first-bug --budget %s -c C` plus the configuration's flags "+
+	built := fmt.Sprintf("built in %s", buildTime.Round(time.Second))
+	if *reuse != "" {
+		built = "built by an earlier run, reused"
+	}
+	hs := "1/60 of its wall-clock budget"
+	if *homeStretch > 0 {
+		hs = homeStretch.String()
+	}
+	fmt.Printf("%s (%s), × %d configurations, %s of CPU time per cell: "+
+		"each `landslide quicksand BINARY --no-store --quiet --json --first-bug` plus the configuration's flags "+
 		"(QS-LHB `--hb limited`, QS-PHB `--hb pure`, ICB `--control --icb`, DPOR `--control`, ShMem `--control --preempt-everywhere`). "+
+		"With N CPUs a Quicksand cell runs with `-c N --budget %s/N` and a home stretch of %s, one cell at a time; "+
+		"a control (one state space, one CPU) runs with `-c 1 --budget %s`, N cells at once. "+
 		"A cell is the first bug and the wall clock to it (found_at), a total verification and its time, "+
 		"\"complete\" when every state space completed with no bug but data-race candidates stayed uncovered "+
 		"(no total verification: under --control races never become PPs; quicksand exits 3 early), or — when the budget ran out. "+
 		"A row marked * is the library's own fixture (the test shipped to expose its bug). %s wall time in all.\n",
-		rows, buildTime.Round(time.Second), len(configurations), *budget, *budget, time.Since(start).Round(time.Second))
+		rows, built, len(configurations), *budget, *budget, hs, *budget, time.Since(start).Round(time.Second))
 
 	failed := false
 	for _, p := range progs {
@@ -266,7 +316,7 @@ func main() {
 		}
 	}
 	if *compare {
-		printComparison(evals[0], evals[1], *budget)
+		printComparison(evals[0], evals[1], *budget, *block)
 	}
 	if failed {
 		os.Exit(2)
@@ -356,9 +406,9 @@ func restrict[T any](all []T, list string, name func(T) string, def func(T) bool
 }
 
 // build compiles every program into tmp/bin/<lib>/<test>.elf, as many at
-// once as there are CPUs. The test's base name is kept: quicksand turns
+// once as there are CPUs; with reuse, only those not there already. The test's base name is kept: quicksand turns
 // on testing mutexes for a program named mutex_test*.
-func build(progs []*program, tmp string) {
+func build(progs []*program, tmp string, reuse bool) {
 	sem := make(chan struct{}, runtime.NumCPU())
 	var wg sync.WaitGroup
 	for _, p := range progs {
@@ -371,6 +421,9 @@ func build(progs []*program, tmp string) {
 			f.Lib = p.lib
 			f.Output = filepath.Join(tmp, "bin", p.lib, p.test+".elf")
 			p.path = f.Output
+			if _, err := os.Stat(p.path); reuse && err == nil {
+				return
+			}
 			p.buildErr = sdk.Build(f.BuildOptions())
 			if p.buildErr != nil {
 				fmt.Fprintf(os.Stderr, "qseval: building %s: %v\n", p.name(), p.buildErr)
@@ -378,65 +431,105 @@ func build(progs []*program, tmp string) {
 		}()
 	}
 	wg.Wait()
-	fmt.Fprintf(os.Stderr, "qseval: built %d binaries in %s\n", len(progs), tmp)
+	fmt.Fprintf(os.Stderr, "qseval: %d binaries in %s\n", len(progs), tmp)
 }
 
-// evaluate runs every cell. A program's five configurations run one after
-// the other (so they see about the same load), up to o.jobs cells at once.
-func evaluate(progs []*program, o options) *evaluation {
-	e := &evaluation{workers: o.workers, cells: make([][]cell, len(progs))}
-	for i := range e.cells {
-		e.cells[i] = make([]cell, len(configurations))
+// evaluate runs every cell once per CPU count in cpus, block rows at a
+// time: for each block of rows, under each CPU count in turn (in reverse
+// order every other block, so that a drift in the machine's speed weighs
+// on both alike), first the block's Quicksand cells one at a time, each
+// on that many workers, then its control cells that many at once, each on
+// one. It returns one evaluation per CPU count.
+func evaluate(progs []*program, o options, cpus []int, block int) []*evaluation {
+	evals := make([]*evaluation, len(cpus))
+	used := make([]cpuStat, len(cpus)) // the machine's CPU time during each evaluation's cells
+	for n, c := range cpus {
+		evals[n] = &evaluation{cpus: c, cells: make([][]cell, len(progs))}
+		for i := range progs {
+			evals[n].cells[i] = make([]cell, len(configurations))
+		}
 	}
 	type task struct{ i, k int }
-	tasks := make(chan task)
-	go func() {
-		for i := range progs {
-			for k := range configurations {
-				tasks <- task{i, k}
-			}
-		}
-		close(tasks)
-	}()
-	total := len(progs) * len(configurations)
+	total := len(progs) * len(configurations) * len(cpus)
 	var mu sync.Mutex
 	done := 0
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range o.jobs {
-		wg.Add(1)
+	runTasks := func(e *evaluation, o options, tasks []task, at int) time.Duration {
+		start := time.Now()
+		ch := make(chan task)
 		go func() {
-			defer wg.Done()
-			for t := range tasks {
-				p, cfg, c := progs[t.i], configurations[t.k], &e.cells[t.i][t.k]
-				if p.buildErr != nil {
-					c.err = "build failed"
-				} else {
-					dir := filepath.Join(o.tmp, fmt.Sprintf("traces-c%d", o.workers), cfg.name, p.lib, p.test)
-					*c = run(p.path, cfg, o, dir)
-				}
-				mu.Lock()
-				done++
-				extra := ""
-				if b := c.first(); b != nil {
-					extra = fmt.Sprintf(" [%s] %s", b.PPSet, b.Message)
-				}
-				fmt.Fprintf(os.Stderr, "qseval: c=%d [%d/%d] %-6s %s: %s (wall %s)%s\n", o.workers, done, total, cfg.name, p.name(),
-					c.text(), c.wall.Round(100*time.Millisecond), extra)
-				mu.Unlock()
+			for _, t := range tasks {
+				ch <- t
 			}
+			close(ch)
 		}()
+		var wg sync.WaitGroup
+		for range at {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for t := range ch {
+					p, cfg, c := progs[t.i], configurations[t.k], &e.cells[t.i][t.k]
+					if p.buildErr != nil {
+						c.err = "build failed"
+					} else {
+						dir := filepath.Join(o.tmp, fmt.Sprintf("traces-cpus%d", o.cpus), cfg.name, p.lib, p.test)
+						*c = run(p.path, cfg, o, dir)
+					}
+					mu.Lock()
+					done++
+					extra := ""
+					if b := c.first(); b != nil {
+						extra = fmt.Sprintf(" [%s] %s", b.PPSet, b.Message)
+					}
+					fmt.Fprintf(os.Stderr, "qseval: cpus=%d [%d/%d] %-6s %s: %s (wall %s)%s\n", o.cpus, done, total, cfg.name, p.name(),
+						c.text(), c.wall.Round(100*time.Millisecond), extra)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(start)
 	}
-	wg.Wait()
-	e.wall = time.Since(start)
-	return e
+	for b0 := 0; b0 < len(progs); b0 += block {
+		var qs, ctl []task
+		for i := b0; i < min(b0+block, len(progs)); i++ {
+			for k, cfg := range configurations {
+				if cfg.control {
+					ctl = append(ctl, task{i, k})
+				} else {
+					qs = append(qs, task{i, k})
+				}
+			}
+		}
+		for m := range cpus {
+			n := m
+			if (b0/block)%2 == 1 {
+				n = len(cpus) - 1 - m
+			}
+			e, o := evals[n], o
+			o.cpus = e.cpus
+			st0 := readCPUStat()
+			qsWall := runTasks(e, o, qs, 1)
+			ctlWall := runTasks(e, o, ctl, o.cpus)
+			st1 := readCPUStat()
+			e.qsWall += qsWall
+			e.ctlWall += ctlWall
+			e.wall += qsWall + ctlWall
+			used[n].total += st1.total - st0.total
+			used[n].steal += st1.steal - st0.steal
+		}
+	}
+	for n, e := range evals {
+		e.steal = used[n].share()
+	}
+	return evals
 }
 
 // run is one cell, through the command line as a user would run it.
 func run(path string, cfg configuration, o options, traceDir string) cell {
 	var stdout, stderr bytes.Buffer
-	args := append([]string{"quicksand", path, "--no-store", "--quiet", "--json", "--first-bug",
-		"--budget", o.budget.String(), "-c", fmt.Sprint(o.workers), "--trace-dir", traceDir}, cfg.args...)
+	args := append([]string{"quicksand", path, "--no-store", "--quiet", "--json", "--first-bug", "--trace-dir", traceDir}, o.cellArgs(cfg)...)
+	args = append(args, cfg.args...)
 	t0 := time.Now()
 	code := cli.Main(args, &stdout, &stderr)
 	c := cell{code: code, wall: time.Since(t0)}
@@ -457,10 +550,16 @@ func run(path string, cfg configuration, o options, traceDir string) cell {
 // whether a cell ended in an error.
 func printEvaluation(progs []*program, e *evaluation, compare bool) bool {
 	failed := false
+	head := fmt.Sprintf("%d CPU", e.cpus)
+	if e.cpus > 1 {
+		head += "s"
+	}
+	walls := fmt.Sprintf("%s wall time for the cells: %s for the Quicksand ones, %s for the controls; %s of CPU time stolen by the hypervisor",
+		e.wall.Round(time.Second), e.qsWall.Round(time.Second), e.ctlWall.Round(time.Second), percent(e.steal))
 	if compare {
-		fmt.Printf("\n### With -c %d (%s wall time, cells one at a time)\n", e.workers, e.wall.Round(time.Second))
+		fmt.Printf("\n#### With %s (%s)\n", head, walls)
 	} else {
-		fmt.Printf("\nWith -c %d: %s wall time for the cells.\n", e.workers, e.wall.Round(time.Second))
+		fmt.Printf("\nWith %s: %s.\n", head, walls)
 	}
 	fmt.Println()
 	fmt.Print("| library/test |")
@@ -549,17 +648,24 @@ func printEvaluation(progs []*program, e *evaluation, compare bool) bool {
 	return failed
 }
 
-// printComparison prints the -c 2 / -c 1 wall-time ratios.
-func printComparison(one, two *evaluation, budget time.Duration) {
-	fmt.Printf("\n### -c 2 against -c 1\n\n")
-	fmt.Printf("Whole evaluation (cells one at a time): %s with -c 1, %s with -c 2: **ratio %.2f**.\n",
-		one.wall.Round(time.Second), two.wall.Round(time.Second), two.wall.Seconds()/one.wall.Seconds())
-	fmt.Printf("The budget (%s) is wall clock, so a cell that runs out of it takes as long with two workers as with one. "+
-		"Over the cells that ended before their budget (a bug, a total verification, or every state space complete) under both worker counts:\n\n", budget)
-	fmt.Println("| configuration | cells ended under both | of all | wall, -c 1 | wall, -c 2 | ratio |")
+// printComparison prints the 2-CPU / 1-CPU wall-time ratios: of the
+// whole evaluation, of its Quicksand and control phases, and per
+// configuration over the cells that ended before their budget under both.
+func printComparison(one, two *evaluation, budget time.Duration, block int) {
+	fmt.Printf("\n#### 2 CPUs against 1\n\n")
+	fmt.Printf("The two passes alternate by blocks of %d rows (1 CPU then 2, then 2 then 1, ...), so that the machine's drift "+
+		"weighs on both; the hypervisor stole %s of the CPUs' time during the 1-CPU cells and %s during the 2-CPU ones.\n\n",
+		block, percent(one.steal), percent(two.steal))
+	fmt.Println("| cells | wall, 1 CPU | wall, 2 CPUs | ratio |")
+	fmt.Println("|---|---:|---:|---:|")
+	fmt.Printf("| **the whole evaluation** | %s | %s | **%s** |\n", one.wall.Round(time.Second), two.wall.Round(time.Second), ratio(two.wall, one.wall))
+	fmt.Printf("| Quicksand (QS-LHB, QS-PHB), `-c 1` / `-c 2` | %s | %s | %s |\n", one.qsWall.Round(time.Second), two.qsWall.Round(time.Second), ratio(two.qsWall, one.qsWall))
+	fmt.Printf("| controls, one / two at once | %s | %s | %s |\n", one.ctlWall.Round(time.Second), two.ctlWall.Round(time.Second), ratio(two.ctlWall, one.ctlWall))
+	fmt.Printf("\nA cell that runs out of its %s of CPU time takes half as long on two CPUs by construction; "+
+		"the cells that ended before their budget (a bug, a total verification, or every state space complete) "+
+		"under both CPU counts show the speed-up itself:\n\n", budget)
+	fmt.Println("| configuration | cells ended under both | of all | wall, 1 CPU | wall, 2 CPUs | ratio |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|")
-	var all1, all2 time.Duration
-	allN, allCells := 0, 0
 	for k, cfg := range configurations {
 		var s1, s2 time.Duration
 		n := 0
@@ -571,10 +677,9 @@ func printComparison(one, two *evaluation, budget time.Duration) {
 				n++
 			}
 		}
-		all1, all2, allN, allCells = all1+s1, all2+s2, allN+n, allCells+len(one.cells)
 		fmt.Printf("| %s | %d | %d | %s | %s | %s |\n", cfg.name, n, len(one.cells), s1.Round(100*time.Millisecond), s2.Round(100*time.Millisecond), ratio(s2, s1))
 	}
-	fmt.Printf("| all | %d | %d | %s | %s | %s |\n", allN, allCells, all1.Round(100*time.Millisecond), all2.Round(100*time.Millisecond), ratio(all2, all1))
+	fmt.Println("\n(A control cell's own wall time does not shrink with two CPUs: two of them run at once instead.)")
 }
 
 func ratio(a, b time.Duration) string {
@@ -582,6 +687,26 @@ func ratio(a, b time.Duration) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.2f", a.Seconds()/b.Seconds())
+}
+
+// isSet reports whether the named flag was given.
+func isSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// loadAverage is the 1-minute load average, or "?" off Linux.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 func count(progs []*program) (libs, tests int) {
@@ -607,4 +732,46 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// cpuStat is the first line of /proc/stat: the machine's CPU time so far,
+// in clock ticks, as a whole and stolen (a virtual machine's CPUs waiting
+// for the hypervisor).
+type cpuStat struct{ total, steal int64 }
+
+func readCPUStat() cpuStat {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return cpuStat{}
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return cpuStat{}
+	}
+	var st cpuStat
+	for i, v := range f[1:9] { // user nice system idle iowait irq softirq steal
+		var n int64
+		fmt.Sscan(v, &n)
+		st.total += n
+		if i == 7 {
+			st.steal = n
+		}
+	}
+	return st
+}
+
+// share is the stolen share of the CPU time st counts, -1 if unknown.
+func (st cpuStat) share() float64 {
+	if st.total <= 0 {
+		return -1
+	}
+	return float64(st.steal) / float64(st.total)
+}
+
+func percent(f float64) string {
+	if f < 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%.0f%%", 100*f)
 }
