@@ -58,10 +58,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -409,8 +410,9 @@ func restrict[T any](all []T, list string, name func(T) string, def func(T) bool
 }
 
 // build compiles every program into tmp/bin/<lib>/<test>.elf, as many at
-// once as there are CPUs; with reuse, only those not there already. The test's base name is kept: quicksand turns
-// on testing mutexes for a program named mutex_test*.
+// once as there are CPUs; with reuse, only those not there already. The
+// test's base name is kept: quicksand turns on testing mutexes for a
+// program named mutex_test*.
 func build(progs []*program, tmp string, reuse bool) {
 	sem := make(chan struct{}, runtime.NumCPU())
 	var wg sync.WaitGroup
@@ -727,14 +729,7 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-func sortedKeys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
 
 // cpuStat is the first line of /proc/stat: the machine's CPU time so far,
 // in clock ticks, as a whole and stolen (a virtual machine's CPUs waiting
