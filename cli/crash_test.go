@@ -65,19 +65,65 @@ func recordedRun(t *testing.T, dir string) string {
 	return ""
 }
 
-// killAfter kills the started command c with SIGKILL after delay; it is a
-// test failure if c ends before (stderr is its error output).
-func killAfter(t *testing.T, c *exec.Cmd, delay time.Duration, stderr *bytes.Buffer) {
+// crashLoop starts the exploration (start(""), then start(runID) to resume
+// it once the store has recorded its run) and kills it with SIGKILL after
+// delay(), up to kills times. An attempt that ends by itself before its
+// kill is no failure: a fast machine finishes the remaining work sooner
+// than the kill comes, and its output (returned as finished) is then the
+// final result the test compares. The delays are drawn relative to the
+// uninterrupted run's duration, so the kills land inside the exploration
+// on a fast machine and a slow one alike.
+func crashLoop(t *testing.T, dir string, kills int, delay func() time.Duration,
+	start func(runID string) *exec.Cmd) (runID string, killed int, finished []byte) {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
-	select {
-	case <-done:
-		t.Fatalf("%v finished before it was killed; stderr:\n%s", c.Args[1:], stderr.String())
-	case <-time.After(delay):
-		c.Process.Signal(syscall.SIGKILL)
-		<-done
+	var last []byte
+	for killed < kills {
+		c := start(runID)
+		var o, e bytes.Buffer
+		c.Stdout, c.Stderr = &o, &e
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }()
+		select {
+		case <-done:
+			if runID == "" {
+				t.Fatalf("%v finished before its first kill; stderr:\n%s", c.Args[1:], e.String())
+			}
+			return runID, killed, o.Bytes()
+		case <-time.After(delay()):
+			c.Process.Signal(syscall.SIGKILL)
+			<-done
+		}
+		killed++
+		if runID == "" {
+			runID = recordedRun(t, dir) // was the run recorded before the kill?
+		}
+		last = e.Bytes()
 	}
+	if runID == "" {
+		t.Fatalf("no run was ever recorded; last stderr:\n%s", last)
+	}
+	return runID, killed, nil
+}
+
+// finalResume resumes runID to its end and returns its standard output.
+func finalResume(t *testing.T, dir, runID string) []byte {
+	t.Helper()
+	c := landslide("--store", dir, "resume", runID, "--json", "--quiet", "--trace-dir", t.TempDir())
+	var o, e bytes.Buffer
+	c.Stdout, c.Stderr = &o, &e
+	c.Run()
+	if o.Len() == 0 {
+		t.Fatalf("final resume printed nothing; stderr:\n%s", e.String())
+	}
+	return o.Bytes()
+}
+
+// between draws a duration uniformly from [lo, hi) of d.
+func between(r *rand.Rand, d time.Duration, lo, hi float64) time.Duration {
+	return time.Duration((lo + (hi-lo)*r.Float64()) * float64(d))
 }
 
 // TestCrashResume: an exploration of several seconds is killed with
@@ -87,7 +133,9 @@ func killAfter(t *testing.T, c *exec.Cmd, delay time.Duration, stderr *bytes.Buf
 func TestCrashResume(t *testing.T) {
 	prog := fixture(t, "ref/thr_exit_join")
 	flags := []string{"--pp", "mutex_lock,mutex_unlock", "--json", "--quiet", "--trace-dir", t.TempDir()}
+	began := time.Now()
 	code, out, stderr := runCLI(append([]string{"--store", t.TempDir(), "explore", prog}, flags...)...)
+	took := time.Since(began)
 	var want crashDoc
 	if err := json.Unmarshal([]byte(out), &want); err != nil || code != ExitOK {
 		t.Fatalf("uninterrupted: exit %d, %v\n%s\n%s", code, err, out, stderr)
@@ -99,43 +147,24 @@ func TestCrashResume(t *testing.T) {
 	dir := t.TempDir()
 	commit := []string{"--commit-every", "500", "--commit-interval", "100ms"}
 	r := rand.New(rand.NewPCG(2026, 11))
-	runID := ""
-	kills := 0
-	var last []byte
-	for kills < 20 {
-		var c *exec.Cmd
-		if runID == "" {
-			c = landslide(append(append([]string{"--store", dir, "explore", prog}, flags...), commit...)...)
-		} else {
-			c = landslide(append([]string{"--store", dir, "resume", runID, "--json", "--quiet", "--trace-dir", t.TempDir()}, commit...)...)
-		}
-		var o, e bytes.Buffer
-		c.Stdout, c.Stderr = &o, &e
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		killAfter(t, c, time.Duration(50+r.IntN(900))*time.Millisecond, &e)
-		kills++
-		if runID == "" {
-			runID = recordedRun(t, dir) // was the run recorded before the kill?
-		}
-		last = e.Bytes()
-	}
-	if runID == "" {
-		t.Fatalf("no run was ever recorded; last stderr:\n%s", last)
-	}
+	runID, kills, final := crashLoop(t, dir, 20, func() time.Duration { return between(r, took, 0.02, 0.12) },
+		func(runID string) *exec.Cmd {
+			if runID == "" {
+				return landslide(append(append([]string{"--store", dir, "explore", prog}, flags...), commit...)...)
+			}
+			return landslide(append([]string{"--store", dir, "resume", runID, "--json", "--quiet", "--trace-dir", t.TempDir()}, commit...)...)
+		})
 	code, out, _ = runCLI("--store", dir, "show", runID, "--json")
 	var before struct{ Interleavings int }
 	if err := json.Unmarshal([]byte(out), &before); code != 0 || err != nil || before.Interleavings == 0 {
-		t.Fatalf("no committed work before the final resume: exit %d %v\n%s", code, err, out)
+		t.Fatalf("no committed work after the kills: exit %d %v\n%s", code, err, out)
 	}
-	c := landslide("--store", dir, "resume", runID, "--json", "--quiet", "--trace-dir", t.TempDir())
-	var o, e bytes.Buffer
-	c.Stdout, c.Stderr = &o, &e
-	c.Run()
+	if final == nil {
+		final = finalResume(t, dir, runID)
+	}
 	var got crashDoc
-	if err := json.Unmarshal(o.Bytes(), &got); err != nil {
-		t.Fatalf("final resume: %v\n%s\n%s", err, o.String(), e.String())
+	if err := json.Unmarshal(final, &got); err != nil {
+		t.Fatalf("final result: %v\n%s", err, final)
 	}
 	gj, _ := json.Marshal(got)
 	wj, _ := json.Marshal(want)
@@ -147,5 +176,5 @@ func TestCrashResume(t *testing.T) {
 	if code != 0 || !bytes.Contains([]byte(out), []byte(`"status": "verified"`)) {
 		t.Errorf("ls after the final resume: exit %d\n%s", code, out)
 	}
-	t.Logf("%d kills; the last resume started after %d interleavings; %d interleavings, %d race candidates, as uninterrupted", kills, before.Interleavings, got.Interleavings, len(got.Races))
+	t.Logf("%d kills; %d interleavings committed after the last kill; %d interleavings, %d race candidates, as uninterrupted", kills, before.Interleavings, got.Interleavings, len(got.Races))
 }

@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -134,7 +134,9 @@ func TestQuicksandCrashResume(t *testing.T) {
 	prog := fixture(t, "ref/fig1")
 	flags := []string{"-c", "1", "--interleaving-budget", "20000", "--json", "--quiet", "--trace-dir", t.TempDir(),
 		"--commit-every", "100", "--commit-interval", "50ms"}
+	began := time.Now()
 	code, out, stderr := runCLI(append([]string{"--store", t.TempDir(), "quicksand", prog}, flags...)...)
+	took := time.Since(began)
 	var want qsDoc
 	if err := json.Unmarshal([]byte(out), &want); err != nil || code != ExitBug {
 		t.Fatalf("uninterrupted: exit %d, %v\n%s\n%s", code, err, out, stderr)
@@ -149,35 +151,20 @@ func TestQuicksandCrashResume(t *testing.T) {
 
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(2026, 1122))
-	runID, kills := "", 0
-	for kills < 8 {
-		args := append([]string{"--store", dir, "quicksand", prog}, flags...)
-		if runID != "" {
-			args = []string{"--store", dir, "resume", runID, "--json", "--quiet", "--trace-dir", t.TempDir(),
-				"--commit-every", "100", "--commit-interval", "50ms"}
-		}
-		c := landslide(args...)
-		var o, e bytes.Buffer
-		c.Stdout, c.Stderr = &o, &e
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		killAfter(t, c, time.Duration(200+r.IntN(600))*time.Millisecond, &e)
-		kills++
-		if runID == "" {
-			runID = recordedRun(t, dir)
-		}
+	runID, kills, final := crashLoop(t, dir, 8, func() time.Duration { return between(r, took, 0.05, 0.2) },
+		func(runID string) *exec.Cmd {
+			if runID == "" {
+				return landslide(append([]string{"--store", dir, "quicksand", prog}, flags...)...)
+			}
+			return landslide("--store", dir, "resume", runID, "--json", "--quiet", "--trace-dir", t.TempDir(),
+				"--commit-every", "100", "--commit-interval", "50ms")
+		})
+	if final == nil {
+		final = finalResume(t, dir, runID)
 	}
-	if runID == "" {
-		t.Fatal("no run was ever recorded")
-	}
-	c := landslide("--store", dir, "resume", runID, "--json", "--quiet", "--trace-dir", t.TempDir())
-	var o, e bytes.Buffer
-	c.Stdout, c.Stderr = &o, &e
-	c.Run()
 	var got qsDoc
-	if err := json.Unmarshal(o.Bytes(), &got); err != nil {
-		t.Fatalf("final resume: %v\n%s\n%s", err, o.String(), e.String())
+	if err := json.Unmarshal(final, &got); err != nil {
+		t.Fatalf("final result: %v\n%s", err, final)
 	}
 	if !reflect.DeepEqual(got.Bugs, want.Bugs) || !reflect.DeepEqual(got.VerifiedPPSets, want.VerifiedPPSets) ||
 		!reflect.DeepEqual(got.Jobs, want.Jobs) || got.ExitCode != want.ExitCode || got.Elapsed != want.Elapsed {
