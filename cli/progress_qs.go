@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -108,4 +109,13 @@ func (q *qsRun) forecastLocked(id int) string {
 		scale = 1
 	}
 	return forecastText(sm.Forecast(), scale, q.cfg.Deterministic)
+}
+
+// rawETA prints the ETA the scheduler decided on (clock units, +Inf while
+// unknown).
+func (q *qsRun) rawETA(v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return "unknown"
+	}
+	return q.clock(time.Duration(v))
 }

@@ -2,10 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"landslide/estimator"
+	"landslide/job"
+	"landslide/quicksand"
 )
 
 // progressLineRE is a plain progress line: the smoothed ETA with its range.
@@ -91,5 +97,48 @@ func TestLiveStatusInPlace(t *testing.T) {
 	s.Line("Stored as run x")
 	if buf.String() != "Stored as run x\n" {
 		t.Errorf("after Done, a line is %q", buf.String())
+	}
+}
+
+// TestQuicksandReportSmoothedETA: quicksand's progress report shows a
+// running job's smoothed ETA with its range (the raw RE of its last
+// interleaving said ten times too much), and a deferred job the raw ETA
+// the scheduler suspended it on beside the smoothed one.
+func TestQuicksandReportSmoothedETA(t *testing.T) {
+	s := quicksand.New(quicksand.Options{Budget: time.Hour}, []string{"mutex_lock", "mutex_unlock"})
+	run, deferred := s.Jobs[0], s.Jobs[1]
+	s.Start(run)
+	s.Start(deferred)
+	q := &qsRun{prog: newQSProgress(&statusOut{w: io.Discard})}
+	// The true total is 1000 s; the RE says 10× too much and 10× too
+	// little on alternate interleavings; the job's wall clock runs with
+	// the estimator's.
+	const total = 1000 * time.Second
+	for n := 1; n <= 400; n++ {
+		el := time.Duration(n) * 100 * time.Millisecond
+		re := total * 10
+		if n%2 == 1 {
+			re = total / 10
+		}
+		e := estimator.Estimate{Branches: n, Proportion: float64(el) / float64(total), Total: re, Elapsed: el}
+		s.Progress(run, n, float64(e.ETA()), e.Proportion, el)
+		q.observe(run.ID, job.Step{Interleavings: n, Estimate: e, Wall: el})
+		q.observe(deferred.ID, job.Step{Interleavings: n, Estimate: e, Wall: el})
+	}
+	if raw := time.Duration(run.ETA); raw < 2*time.Hour {
+		t.Fatalf("the scheduler's ETA is %v: the last raw RE should say about 10000 s", raw)
+	}
+	s.Suspended(deferred)
+	deferred.ETA, deferred.Proportion = float64(3*time.Hour), 0.04
+	var b strings.Builder
+	q.progress(&b, s, false)
+	out := b.String()
+	// 1000 s − 40 s elapsed, to the second (the average of the window's
+	// logarithms cancels the noise exactly on whole pairs).
+	if !strings.Contains(out, "[JOB 1] Running (4.0%; ETA 16m0s, likely ") {
+		t.Errorf("the running job's line is not the smoothed ETA of 16m0s with a range:\n%s", out)
+	}
+	if !strings.Contains(out, "[JOB 2] Deferred... (4.0%; suspended on an ETA of 3h0m0s; smoothed ETA 16m0s, likely ") {
+		t.Errorf("the deferred job's line does not give the scheduler's ETA and the smoothed one:\n%s", out)
 	}
 }

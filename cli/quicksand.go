@@ -59,11 +59,12 @@ A job whose ETA does not fit twice the budget left is suspended, kept in
 the store, in favour of one more likely to finish; a bug cancels every
 superset of its PP set. -c workers run jobs in parallel.
 
-Progress in the thesis's style goes to stderr every --interval (each
-job's ETA smoothed, with a likely range; on a terminal, a live bar of
-the budget and the running jobs too). At the end: the bugs, the PP sets verified (total verification when the maximal
-state space completed), the data-race PPs no completed job covered, CPU
-time and core saturation.
+Progress in the thesis's style goes to stderr every --interval, each
+job's ETA smoothed and with a likely range (the scheduler decides on the
+raw ETA); on a terminal, a live bar of the budget and the running jobs
+too. At the end: the bugs, the PP sets verified (total verification when
+the maximal state space completed), the data-race PPs no completed job
+covered, CPU time and core saturation.
   exit 1  a bug
   exit 0  total verification: the maximal state space completed, no bug
   exit 3  the budget ran out first
@@ -489,7 +490,8 @@ func (q *qsRun) progress(w io.Writer, s *quicksand.Sched, final bool) {
 		fmt.Fprintf(&b, "[JOB %d] Pending...\n   PPs: %s\n", j.ID, s.Reg.Describe(j.Set))
 	}
 	for _, j := range deferred {
-		fmt.Fprintf(&b, "[JOB %d] Deferred... (%.1f%%; %s)\n   PPs: %s\n", j.ID, 100*j.Proportion, q.forecast(j), s.Reg.Describe(j.Set))
+		fmt.Fprintf(&b, "[JOB %d] Deferred... (%.1f%%; suspended on an ETA of %s; smoothed %s)\n   PPs: %s\n",
+			j.ID, 100*j.Proportion, q.rawETA(j.ETA), q.forecast(j), s.Reg.Describe(j.Set))
 	}
 	io.WriteString(w, b.String())
 }
