@@ -54,8 +54,11 @@ are always PPs. A test may carry its own within/without directives
 --without or --no-test-config is given, and the PP set names them. Data-race candidates are reported under --hb limited (the
 thesis's Limited Happens-Before, default) or --hb pure (vector clocks).
 
-Progress (interleavings, estimated % explored, ETA) goes to stderr every
---interval. At the end:
+Progress (interleavings, estimated % explored, ETA with a likely range)
+goes to stderr: a line every --interval, or on a terminal a live bar
+redrawn in place. The ETA is the thesis's estimate (§3.4.3) averaged over
+the recent part of the run, as the raw one jumps from one interleaving to
+the next. At the end:
   exit 1  a bug: its preemption trace is printed and written to --trace-dir
           as .txt, .html (one column per thread) and .json
   exit 0  the state space completed with no bug: verified for this PP set
@@ -118,9 +121,9 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	}
 	cfg := job.Config{
 		Program: path, Image: data, Kernel: kcfg, PreemptEverywhere: f.everywhere,
-		DPOR: opt, HB: mode, TestingMutexes: testing, Budget: f.budget, ProgressEvery: f.output.interval,
-		Progress: f.output.progress(cmd.ErrOrStderr()),
+		DPOR: opt, HB: mode, TestingMutexes: testing, Budget: f.budget,
 	}
+	f.output.attach(&cfg, cmd.ErrOrStderr())
 	var run *store.Run
 	dir := ""
 	if !f.noStore {
@@ -154,14 +157,25 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&o.quiet, "quiet", false, "no progress reports")
 }
 
-// progress returns the progress callback the flags ask for.
-func (o *outputFlags) progress(stderr io.Writer) func(job.Progress) {
+// attach sets cfg's progress reports as the flags ask: a line every
+// --interval, or on a terminal a live bar redrawn in place.
+func (o *outputFlags) attach(cfg *job.Config, stderr io.Writer) {
 	if o.quiet {
-		return nil
+		return
 	}
-	return func(p job.Progress) {
-		if !p.Final {
-			fmt.Fprintf(stderr, "explore: %s\n", progressLine(p))
+	out := newStatusOut(stderr)
+	cfg.ProgressEvery = o.interval
+	if out.live() {
+		cfg.ProgressEvery = min(o.interval, liveEvery)
+	}
+	cfg.Progress = func(p job.Progress) {
+		switch {
+		case p.Final:
+			out.Done()
+		case out.live():
+			out.Update(p.Estimate.Proportion, liveLine(p))
+		default:
+			out.Line("explore: " + progressLine(p))
 		}
 	}
 }
@@ -245,10 +259,27 @@ func coverage(p, size float64) string {
 	return fmt.Sprintf("estimated %.1f%% explored of about %.0f interleavings", 100*p, size)
 }
 
+// progressLine is a plain progress line: the ETA is the smoothed one, with
+// its range, in wall time.
 func progressLine(p job.Progress) string {
 	e := p.Estimate
-	return fmt.Sprintf("%d interleavings, %s, ETA %s (elapsed %s), %d race candidates",
-		p.Interleavings, coverage(e.Proportion, e.Size), e.ETA().Round(time.Second), e.Elapsed.Round(time.Second), p.Races)
+	wall := max(p.Wall, e.Elapsed)
+	eta := forecastText(p.Forecast, wallScale(p.Wall, e.Elapsed), false)
+	return fmt.Sprintf("%d interleavings, %s, %s, elapsed %s, %d race candidates",
+		p.Interleavings, coverage(e.Proportion, e.Size), eta, wall.Round(time.Second), p.Races)
+}
+
+// liveLine is the live bar's status: a progress line, shorter, the ETA
+// first (a narrow terminal cuts the end).
+func liveLine(p job.Progress) string {
+	e := p.Estimate
+	size := "(size unknown)"
+	if e.Proportion > 0 && !math.IsInf(e.Size, 0) && !math.IsNaN(e.Size) {
+		size = fmt.Sprintf("of ~%.0f", e.Size)
+	}
+	return fmt.Sprintf("%s · %d %s interleavings · %s elapsed · %d races",
+		forecastText(p.Forecast, wallScale(p.Wall, e.Elapsed), false), p.Interleavings, size,
+		max(p.Wall, e.Elapsed).Round(time.Second), p.Races)
 }
 
 // writeRaces lists the data-race candidates.

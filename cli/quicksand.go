@@ -59,10 +59,12 @@ A job whose ETA does not fit twice the budget left is suspended, kept in
 the store, in favour of one more likely to finish; a bug cancels every
 superset of its PP set. -c workers run jobs in parallel.
 
-Progress in the thesis's style goes to stderr every --interval. At the
-end: the bugs, the PP sets verified (total verification when the maximal
-state space completed), the data-race PPs no completed job covered, CPU
-time and core saturation.
+Progress in the thesis's style goes to stderr every --interval, each
+job's ETA smoothed and with a likely range (the scheduler decides on the
+raw ETA); on a terminal, a live bar of the budget and the running jobs
+too. At the end: the bugs, the PP sets verified (total verification when
+the maximal state space completed), the data-race PPs no completed job
+covered, CPU time and core saturation.
   exit 1  a bug
   exit 0  total verification: the maximal state space completed, no bug
   exit 3  the budget ran out first
@@ -240,6 +242,7 @@ type qsRun struct {
 	cpu0   time.Duration
 	wall0  time.Time
 	stderr io.Writer
+	prog   *qsProgress // guarded by mu
 }
 
 type qsBug struct {
@@ -261,20 +264,31 @@ func (q *qsRun) execute() error {
 	q.cpu0, q.wall0 = processCPU(), time.Now()
 	c := q.cfg
 	c.Runner = q.runJob
+	status := &statusOut{w: q.stderr} // plain: --quiet prints nothing through it
+	if !q.out.quiet {
+		status = newStatusOut(q.stderr)
+	}
+	q.prog = newQSProgress(status)
+	defer status.Done()
 	if !q.out.quiet {
 		c.Interval = q.out.interval
-		c.OnReport = func(s *quicksand.Sched) { q.progress(q.stderr, s, false) }
+		c.OnReport = func(s *quicksand.Sched) {
+			var b strings.Builder
+			q.progress(&b, s, false)
+			status.Line(b.String())
+		}
 		c.OnRace = func(s *quicksand.Sched, j *quicksand.Job, id int, r quicksand.Race) {
 			pp := s.Reg.PPs[id]
 			kind := "a racy"
 			if q.base.HB == race.Limited {
 				kind = "a potentially-racy"
 			}
-			fmt.Fprintf(q.stderr, "Found %s access at 0x%08x in %s (job %d); %d jobs in all\n", kind, pp.PC, pp.Where, j.ID, len(s.Jobs))
+			status.Line(fmt.Sprintf("Found %s access at 0x%08x in %s (job %d); %d jobs in all", kind, pp.PC, pp.Where, j.ID, len(s.Jobs)))
 		}
 	}
 	res, err := quicksand.Run(c)
 	q.release()
+	status.Done()
 	if err != nil {
 		return jobErr(q.path, err)
 	}
@@ -346,6 +360,7 @@ func (q *qsRun) explore(spec quicksand.JobSpec, ctl quicksand.Control, p *parked
 	}
 	cfg.Control = func(st job.Step) bool {
 		d := ctl.Step(quicksand.Step{Interleavings: st.Interleavings, Estimate: st.Estimate, Races: q.races(st.Races)})
+		q.observe(spec.ID, st)
 		if d == quicksand.Suspend && p != nil {
 			p.done <- jobEnd{out: &quicksand.Outcome{}} // the worker is free
 			return <-p.resume
@@ -373,6 +388,7 @@ func (q *qsRun) explore(spec quicksand.JobSpec, ctl quicksand.Control, p *parked
 		cfg.Persist = p
 	}
 	res, err := job.Run(cfg)
+	q.jobDone(spec.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -474,7 +490,8 @@ func (q *qsRun) progress(w io.Writer, s *quicksand.Sched, final bool) {
 		fmt.Fprintf(&b, "[JOB %d] Pending...\n   PPs: %s\n", j.ID, s.Reg.Describe(j.Set))
 	}
 	for _, j := range deferred {
-		fmt.Fprintf(&b, "[JOB %d] Deferred... (%.1f%%; ETA %s)\n   PPs: %s\n", j.ID, 100*j.Proportion, q.eta(j.ETA), s.Reg.Describe(j.Set))
+		fmt.Fprintf(&b, "[JOB %d] Deferred... (%.1f%%; suspended on an ETA of %s; smoothed %s)\n   PPs: %s\n",
+			j.ID, 100*j.Proportion, q.rawETA(j.ETA), q.forecast(j), s.Reg.Describe(j.Set))
 	}
 	io.WriteString(w, b.String())
 }
@@ -485,7 +502,7 @@ func (q *qsRun) jobLine(j *quicksand.Job) string {
 		if j.Interleavings == 0 {
 			return "Setting up..."
 		}
-		return fmt.Sprintf("Running (%.1f%%; ETA %s)", 100*j.Proportion, q.eta(j.ETA))
+		return fmt.Sprintf("Running (%.1f%%; %s)", 100*j.Proportion, q.forecast(j))
 	case quicksand.Complete:
 		return fmt.Sprintf("COMPLETE (%d interleavings tested)", j.Interleavings)
 	case quicksand.BugFound:
@@ -506,13 +523,6 @@ func (q *qsRun) jobLine(j *quicksand.Job) string {
 
 // clock prints a clock value: a duration, or interleavings.
 func (q *qsRun) clock(d time.Duration) string { return clockText(q.cfg.Deterministic, d) }
-
-func (q *qsRun) eta(v float64) string {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return "unknown"
-	}
-	return q.clock(time.Duration(v))
-}
 
 // qsJSON is quicksand's --json document.
 type qsJSON struct {

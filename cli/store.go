@@ -194,8 +194,7 @@ uninterrupted run would have had. RUN is a run ID or a unique prefix of one
 			if cmd.Flags().Changed("max-interleavings") {
 				cfg.DPOR.MaxInterleavings = maxInterleave
 			}
-			cfg.ProgressEvery = out.interval
-			cfg.Progress = out.progress(cmd.ErrOrStderr())
+			out.attach(&cfg, cmd.ErrOrStderr())
 			cfg.Persist = pf.persist(st, run)
 			cfg.Persist.Resume = true
 			if !out.quiet {

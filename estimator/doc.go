@@ -21,4 +21,12 @@
 // leaf up in O(depth) after every branch. This gives exactly the figures of
 // the thesis's worked example (estimator_test.go), including the effect of
 // tags added to a node after some of its subtrees finished.
+//
+// The raw estimates are for Quicksand's scheduling (thesis Algorithm 3
+// reads them as they are). For people, a Smoother reads them as the thesis
+// says they must be read (§8.3: the RE is erratic from one interleaving to
+// the next, the WBE steadier; §4.2.5: nothing before 32 interleavings): a
+// time-weighted average of both estimators' totals, in the logarithm, over
+// the most recent half of the run, with the spread of those estimates as a
+// range (smooth.go).
 package estimator

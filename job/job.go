@@ -64,6 +64,7 @@ type Config struct {
 type Step struct {
 	Interleavings int // so far, this one included
 	Estimate      estimator.Estimate
+	Wall          time.Duration // the job's clock (see Progress)
 	// Races are the candidates this interleaving found or reclassified.
 	Races []*race.Candidate
 }
@@ -71,9 +72,15 @@ type Step struct {
 // Progress is a progress report.
 type Progress struct {
 	Interleavings int
-	Estimate      estimator.Estimate
-	Races         int
-	Final         bool
+	Estimate      estimator.Estimate // the raw estimate after the last interleaving
+	// Forecast is the ETA smoothed over the recent interleavings, with a
+	// range (estimator.Smoother), in the estimator's time.
+	Forecast estimator.Forecast
+	// Wall is the job's clock (runs it resumes included); the estimator's
+	// Elapsed leaves out the analysis between interleavings.
+	Wall  time.Duration
+	Races int
+	Final bool
 }
 
 // Result is what a job established.
@@ -138,6 +145,7 @@ type runner struct {
 	races    int
 	lastProg time.Duration
 	now      func() time.Duration
+	smooth   estimator.Smoother
 }
 
 func (j *runner) run() (*Result, error) {
@@ -173,13 +181,14 @@ func (j *runner) run() (*Result, error) {
 	opt.Now = now
 	opt.ShouldStop = func() bool { return cfg.Budget > 0 && now() >= cfg.Budget }
 	opt.OnBranch = func(b *dpor.Branch) bool {
+		j.smooth.Observe(b.Estimate)
 		changed := j.an.Branch(b.Transitions, b.NewPairs)
 		for _, c := range changed {
 			j.captureStacks(c)
 		}
 		keep := true
 		if cfg.Control != nil {
-			keep = cfg.Control(Step{Interleavings: b.N, Estimate: b.Estimate, Races: changed})
+			keep = cfg.Control(Step{Interleavings: b.N, Estimate: b.Estimate, Wall: now(), Races: changed})
 		}
 		if ps != nil {
 			ps.branch(b, changed)
@@ -189,7 +198,7 @@ func (j *runner) run() (*Result, error) {
 		}
 		if cfg.Progress != nil && now()-j.lastProg >= every {
 			j.lastProg = now()
-			cfg.Progress(Progress{Interleavings: b.N, Estimate: b.Estimate, Races: len(j.an.Candidates())})
+			cfg.Progress(Progress{Interleavings: b.N, Estimate: b.Estimate, Forecast: j.smooth.Forecast(), Wall: j.lastProg, Races: len(j.an.Candidates())})
 		}
 		return keep
 	}
@@ -230,7 +239,7 @@ func (j *runner) run() (*Result, error) {
 		out.Store = ps.stats
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(Progress{Interleavings: res.Executed, Estimate: res.Estimate, Races: len(out.Races), Final: true})
+		cfg.Progress(Progress{Interleavings: res.Executed, Estimate: res.Estimate, Forecast: j.smooth.Forecast(), Wall: out.Elapsed, Races: len(out.Races), Final: true})
 	}
 	return out, nil
 }

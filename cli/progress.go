@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"landslide/estimator"
+)
+
+// liveEvery is how often a live bar is redrawn (a terminal only; plain
+// lines keep --interval).
+const liveEvery = 250 * time.Millisecond
+
+// statusOut writes progress to stderr: on a terminal, one live bar redrawn
+// in place, with whole lines (quicksand's reports, race notices) printed
+// above it; elsewhere (a file, a pipe, a test's buffer) plain lines only.
+type statusOut struct {
+	w     io.Writer
+	mu    sync.Mutex
+	bar   *progressbar.ProgressBar // nil: plain lines
+	width func() int               // the terminal's columns
+	shown bool                     // the bar is on the screen
+}
+
+// newStatusOut detects whether w is a terminal.
+func newStatusOut(w io.Writer) *statusOut {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) || os.Getenv("TERM") == "dumb" {
+		return &statusOut{w: w}
+	}
+	return newLiveStatus(w, func() int {
+		if c, _, err := term.GetSize(int(f.Fd())); err == nil && c > 0 {
+			return c
+		}
+		return 80
+	})
+}
+
+// newLiveStatus is the terminal mode on w, whose width is given by width.
+func newLiveStatus(w io.Writer, width func() int) *statusOut {
+	bar := progressbar.NewOptions64(1000,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetWidth(20),
+		progressbar.OptionSetPredictTime(false), // ours is the thesis's estimator, smoothed
+		progressbar.OptionSetElapsedTime(false),
+		progressbar.OptionShowDescriptionAtLineEnd(),
+		progressbar.OptionUseANSICodes(true),
+		progressbar.OptionSetTheme(progressbar.ThemeASCII),
+	)
+	return &statusOut{w: w, bar: bar, width: width}
+}
+
+// live reports whether progress goes to a live bar.
+func (s *statusOut) live() bool { return s.bar != nil }
+
+// Update redraws the bar: fraction (0..1) done and a one-line status.
+// Without a terminal it does nothing: plain lines go through Line.
+func (s *statusOut) Update(fraction float64, status string) {
+	if s.bar == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// The bar's own part takes about 30 columns; a status that wrapped
+	// would break the redraw in place.
+	room := max(s.width()-32, 10)
+	if r := []rune(status); len(r) > room {
+		status = string(r[:room-1]) + "…"
+	}
+	s.bar.Describe(status)
+	// Never 1000: the bar would call itself finished and stop drawing.
+	_ = s.bar.Set64(min(max(int64(fraction*1000), 0), 999))
+	s.shown = true
+}
+
+// Line prints whole lines (a trailing newline is added if missing); on a
+// terminal, above the bar, which is redrawn under them.
+func (s *statusOut) Line(text string) {
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bar == nil || !s.shown {
+		io.WriteString(s.w, text)
+		return
+	}
+	_ = s.bar.Clear()
+	io.WriteString(s.w, text)
+	_ = s.bar.RenderBlank()
+}
+
+// Done erases the bar, for the results that follow.
+func (s *statusOut) Done() {
+	if s.bar == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shown {
+		_ = s.bar.Clear()
+		s.shown = false
+	}
+}
+
+// forecastText is the smoothed ETA and its likely range, scaled by scale
+// (the ratio of the wall clock to the estimator's); det: the clock counts
+// interleavings.
+func forecastText(f estimator.Forecast, scale float64, det bool) string {
+	if !f.OK {
+		return "ETA not known yet"
+	}
+	d := func(d time.Duration) time.Duration { return time.Duration(float64(d) * scale) }
+	if det {
+		return fmt.Sprintf("ETA %d interleavings, likely %d–%d", int64(f.ETA), int64(f.Low), int64(f.High))
+	}
+	r := func(d time.Duration) string { return d.Round(time.Second).String() }
+	return fmt.Sprintf("ETA %s, likely %s–%s", r(d(f.ETA)), r(d(f.Low)), r(d(f.High)))
+}
+
+// wallScale is how much longer the wall clock ran than the estimator's
+// time (which leaves out the analysis between interleavings), so that an
+// ETA in the estimator's time reads in wall time.
+func wallScale(wall, est time.Duration) float64 {
+	if wall <= 0 || est <= 0 || wall < est {
+		return 1
+	}
+	return float64(wall) / float64(est)
+}

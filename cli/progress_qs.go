@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"landslide/estimator"
+	"landslide/job"
+	"landslide/quicksand"
+)
+
+// qsProgress is what quicksand shows of its running jobs: each job's ETA
+// smoothed for the reports (the scheduler decides on the raw one, as the
+// thesis's Algorithm 3 does), and the live bar's status on a terminal.
+// Guarded by qsRun.mu.
+type qsProgress struct {
+	status   *statusOut
+	smooth   map[int]*estimator.Smoother
+	scale    map[int]float64 // wall time over estimator time, per job
+	running  map[int]string  // the live bar's part for each running job
+	steps    int             // interleavings, all jobs
+	lastLive time.Time
+}
+
+func newQSProgress(status *statusOut) *qsProgress {
+	return &qsProgress{status: status, smooth: map[int]*estimator.Smoother{}, scale: map[int]float64{}, running: map[int]string{}}
+}
+
+// observe takes job id's estimate after an interleaving (the scheduler has
+// seen it) and, on a terminal, redraws the live bar now and then.
+func (q *qsRun) observe(id int, st job.Step) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	p := q.prog
+	sm := p.smooth[id]
+	if sm == nil {
+		sm = &estimator.Smoother{}
+		p.smooth[id] = sm
+	}
+	e := st.Estimate
+	if q.cfg.Deterministic {
+		// The clock counts interleavings: so do the estimate and its ETA.
+		e.Total, e.Elapsed = time.Duration(e.Size), time.Duration(st.Interleavings)
+	} else {
+		p.scale[id] = wallScale(st.Wall, e.Elapsed)
+	}
+	sm.Observe(e)
+	p.steps++
+	if !p.status.live() {
+		return
+	}
+	p.running[id] = fmt.Sprintf("job %d %.1f%% %s", id, 100*e.Proportion, q.forecastLocked(id))
+	if now := time.Now(); now.Sub(p.lastLive) >= liveEvery {
+		p.lastLive = now
+		q.updateLive()
+	}
+}
+
+// jobDone takes a job off the live bar.
+func (q *qsRun) jobDone(id int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.prog.running, id)
+}
+
+// updateLive redraws the bar (with mu held): the budget spent, and each
+// running job's progress and ETA.
+func (q *qsRun) updateLive() {
+	p := q.prog
+	var spent float64
+	var used string
+	if q.cfg.Deterministic {
+		spent = float64(p.steps) / float64(q.cfg.Budget)
+		used = fmt.Sprintf("%d of %d interleavings", p.steps, int64(q.cfg.Budget))
+	} else {
+		el := time.Since(q.wall0)
+		spent = float64(el) / float64(q.cfg.Budget)
+		used = fmt.Sprintf("%s of %s", el.Round(time.Second), q.cfg.Budget)
+	}
+	ids := make([]int, 0, len(p.running))
+	for id := range p.running {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	parts := []string{"budget " + used}
+	for _, id := range ids {
+		parts = append(parts, p.running[id])
+	}
+	p.status.Update(spent, strings.Join(parts, " · "))
+}
+
+// forecast is job j's smoothed ETA and range, for the progress report.
+func (q *qsRun) forecast(j *quicksand.Job) string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.forecastLocked(j.ID)
+}
+
+func (q *qsRun) forecastLocked(id int) string {
+	sm := q.prog.smooth[id]
+	if sm == nil {
+		return "ETA not known yet"
+	}
+	scale := q.prog.scale[id]
+	if scale == 0 {
+		scale = 1
+	}
+	return forecastText(sm.Forecast(), scale, q.cfg.Deterministic)
+}
+
+// rawETA prints the ETA the scheduler decided on (clock units, +Inf while
+// unknown).
+func (q *qsRun) rawETA(v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return "unknown"
+	}
+	return q.clock(time.Duration(v))
+}
