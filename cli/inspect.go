@@ -112,24 +112,42 @@ func newLsCmd() *cobra.Command {
 		Use:   "ls",
 		Short: "List the runs in the store",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			st, err := openStore(cmd, true)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			// A damaged store lists what it can: the runs that read, each
+			// damaged one marked, then the damage (exit 2).
+			var damage []error
 			runs, err := st.Runs()
 			if err != nil {
-				return storeErr(st.Dir(), err)
+				damage = append(damage, err)
 			}
 			docs := []storedRunJSON{}
 			for _, r := range runs {
 				d, err := runDoc(st, r, false)
 				if err != nil {
-					return storeErr(st.Dir(), err)
+					d = storedRunJSON{ID: r.ID, Created: stamp(r.Created), Command: r.Command, Program: r.Program,
+						Status: "damaged", Message: "its records cannot be read (landslide verify-store)"}
+					damage = append(damage, err)
+				} else if lost := st.LostRun(r.ID); len(lost) > 0 {
+					d.Status, d.Message = "damaged", lost[0].String()
+					damage = append(damage, lostErr(st, r.ID))
 				}
 				docs = append(docs, d)
 			}
+			defer func() {
+				var ee *exitError
+				switch {
+				case len(damage) == 0 || err != nil:
+				case errors.As(damage[0], &ee):
+					err = ee
+				default:
+					err = storeErr(st.Dir(), damage[0])
+				}
+			}()
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return writeJSON(out, docs)
@@ -275,6 +293,7 @@ imports one archive per submission sees which submissions share a bug.`,
 
 func newExportCmd() *cobra.Command {
 	var output string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "export RUN -o FILE",
 		Short: "Write a run to a single-file archive (binary, options, results, bug traces, races)",
@@ -295,7 +314,10 @@ func newExportCmd() *cobra.Command {
 			defer os.Remove(tmp.Name())
 			if err := st.Export(r.ID, tmp); err != nil {
 				tmp.Close()
-				return usageErr("exporting run %s: %v", r.ID, err)
+				if errors.Is(err, store.ErrCorrupt) {
+					return storeErr(st.Dir(), err)
+				}
+				return usageErr("exporting run %s: %v (no archive was written)", r.ID, err)
 			}
 			if err := tmp.Close(); err != nil {
 				return usageErr("%v", err)
@@ -303,44 +325,107 @@ func newExportCmd() *cobra.Command {
 			if err := os.Rename(tmp.Name(), output); err != nil {
 				return usageErr("%v", err)
 			}
-			fi, _ := os.Stat(output)
+			fi, err := os.Stat(output)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Run   string `json:"run"`
+					File  string `json:"file"`
+					Bytes int64  `json:"bytes"`
+				}{r.ID, output, fi.Size()})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Exported run %s to %s (%d bytes).\n", r.ID, output, fi.Size())
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "archive file to write")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 
+// importResult is what happened to one archive given to import.
+type importResult struct {
+	File   string `json:"file"`
+	Run    string `json:"run,omitempty"`
+	Status string `json:"status"` // imported, already_in_store, failed
+	Error  string `json:"error,omitempty"`
+}
+
 func newImportCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Import run archives (from export) into the store; an archive already imported is skipped",
-		Args:  cobra.MinimumNArgs(1),
+		Long: `Import adds each archive's run to the store. Every archive is checked whole
+before anything of it is written, so a damaged or hostile archive writes
+nothing; the others are imported all the same. Exit 2 if any archive
+failed (each is named, with why), 0 otherwise.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openStore(cmd, false)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			out := cmd.OutOrStdout()
+			var results []importResult
+			failed := 0
 			for _, a := range args {
-				fh, err := os.Open(a)
-				if err != nil {
-					return usageErr("%v", err)
+				res := importOne(st, a)
+				results = append(results, res)
+				switch {
+				case res.Status == "failed":
+					failed++
+					fmt.Fprintf(cmd.ErrOrStderr(), "landslide: %s: not imported: %s\n", a, res.Error)
+				case asJSON:
+				case res.Status == "already_in_store":
+					fmt.Fprintf(out, "%s: run %s is already in the store.\n", a, res.Run)
+				default:
+					fmt.Fprintf(out, "%s: imported run %s.\n", a, res.Run)
 				}
-				id, err := st.Import(fh)
-				fh.Close()
-				existed := errors.Is(err, store.ErrExists)
-				if err != nil && !existed {
-					return usageErr("importing %s: %v (the store is unchanged)", a, err)
+			}
+			if asJSON {
+				if err := writeJSON(out, struct {
+					Archives []importResult `json:"archives"`
+					Failed   int            `json:"failed"`
+				}{results, failed}); err != nil {
+					return err
 				}
-				if existed {
-					fmt.Fprintf(cmd.OutOrStdout(), "%s: run %s is already in the store.\n", a, id)
-				} else {
-					fmt.Fprintf(cmd.OutOrStdout(), "%s: imported run %s.\n", a, id)
-				}
+			}
+			if failed > 0 {
+				return usageErr("%d of %d archives not imported (nothing of them was written; the others were imported)", failed, len(args))
 			}
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON")
+	return cmd
+}
+
+// importOne imports one archive file. A store failure is reported as
+// the archive's failure: Import writes nothing of an archive unless all
+// of it is written.
+func importOne(st *store.Store, file string) importResult {
+	res := importResult{File: file}
+	fh, err := os.Open(file)
+	if err != nil {
+		res.Status, res.Error = "failed", err.Error()
+		return res
+	}
+	defer fh.Close()
+	id, err := st.Import(fh)
+	res.Run = id
+	switch {
+	case err == nil:
+		res.Status = "imported"
+	case errors.Is(err, store.ErrExists):
+		res.Status = "already_in_store"
+	case errors.Is(err, store.ErrArchive):
+		res.Status, res.Error = "failed", "invalid archive: "+err.Error()
+	default:
+		res.Status, res.Error = "failed", err.Error()
+	}
+	return res
 }

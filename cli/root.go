@@ -52,7 +52,7 @@ interleavings, and reports each failing interleaving with a readable trace.`,
 	}
 	root.PersistentFlags().String("store", DefaultStore, "the workspace store directory (also $LANDSLIDE_STORE)")
 	root.AddCommand(newRunCmd(), newExploreCmd(), newQuicksandCmd(), newCCCmd(), newResumeCmd(), newReplayCmd(), newRacesCmd(),
-		newLsCmd(), newShowCmd(), newBugsCmd(), newExportCmd(), newImportCmd())
+		newLsCmd(), newShowCmd(), newBugsCmd(), newExportCmd(), newImportCmd(), newVerifyStoreCmd())
 	return root
 }
 

@@ -43,7 +43,29 @@ func openStore(cmd *cobra.Command, readOnly bool) (*store.Store, error) {
 	if err != nil {
 		return nil, storeErr(dir, err)
 	}
+	// Damage the store found when it opened is said every time, loudly:
+	// results that went backwards must never pass for the real ones.
+	w := cmd.ErrOrStderr()
+	if err := st.CounterDamaged(); err != nil {
+		fmt.Fprintf(w, "landslide: warning: store %s: its commit counter %s was damaged (%v); lost commits from before now cannot be detected (landslide verify-store)\n",
+			dir, store.CounterFile, err)
+	}
+	for _, l := range st.Lost() {
+		fmt.Fprintf(w, "landslide: warning: store %s: %s: the write-ahead log that held them was damaged (landslide resume %s redoes the lost work)\n",
+			dir, l, l.Run)
+	}
 	return st, nil
+}
+
+// lostErr refuses to read a run whose stored results are older than its
+// last commit (store.Lost): they are not the results it reached.
+func lostErr(st *store.Store, run string) error {
+	lost := st.LostRun(run)
+	if len(lost) == 0 {
+		return nil
+	}
+	return usageErr("store %s: %s, so its stored results are older than what it reached; `landslide resume %s` redoes the lost work",
+		st.Dir(), lost[0], run)
 }
 
 // openRun opens the workspace and finds the run ref names (an ID or a
@@ -58,6 +80,12 @@ func openRun(cmd *cobra.Command, ref string, readOnly bool) (*store.Store, *stor
 		st.Close()
 		return nil, nil, storeErr(st.Dir(), err)
 	}
+	if cmd.Name() != "resume" {
+		if err := lostErr(st, run.ID); err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+	}
 	return st, run, nil
 }
 
@@ -70,6 +98,9 @@ func storeErr(dir string, err error) error {
 		return usageErr("store %s: %v", dir, err)
 	case errors.Is(err, store.ErrNotFound):
 		return usageErr("store %s: %v", dir, err)
+	case errors.Is(err, store.ErrCorrupt):
+		// The error names the store, the damaged file and what was read.
+		return usageErr("%v; the rest of the store may be intact (landslide verify-store lists what is damaged)", err)
 	}
 	return usageErr("store %s: %v (nothing already committed is lost)", dir, err)
 }

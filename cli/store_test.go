@@ -155,12 +155,27 @@ func TestArchiveRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, errOut := storeCLI(dst, "import", bad)
-		if code != ExitUsage || !strings.Contains(errOut, "the store is unchanged") {
+		if code != ExitUsage || !strings.Contains(errOut, "not imported: invalid archive: ") ||
+			!strings.Contains(errOut, "nothing of them was written") || strings.Count(errOut, "invalid archive") != 1 {
 			t.Errorf("damaged archive: exit %d\n%s%s", code, out, errOut)
 		}
 	}
 	if after := dumpStore(t, dst); after != before {
 		t.Error("a duplicate or damaged import changed the store")
+	}
+
+	// A bad archive among good ones: the good ones before and after it
+	// are imported, the bad one is named, and the exit code says so.
+	mixed := t.TempDir()
+	code, out, errOut := storeCLI(mixed, "import", filepath.Join(archives, runs[0]+".lsa"), bad, filepath.Join(archives, runs[1]+".lsa"))
+	if code != ExitUsage || strings.Count(errOut, "not imported:") != 1 || !strings.Contains(errOut, bad) ||
+		!strings.Contains(errOut, "1 of 3 archives not imported") {
+		t.Errorf("import good, bad, good: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, id := range runs[:2] {
+		if code, _, errOut := storeCLI(mixed, "show", id); code != ExitOK {
+			t.Errorf("run %s not imported past the bad archive: exit %d %s", id, code, errOut)
+		}
 	}
 }
 

@@ -319,7 +319,9 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 	j, p := ps.j, ps.p
 	fr := j.x.Frontier()
 	state := j.an.State()
-	c := &store.Commit{Log: ps.log}
+	// A job's last commit is flushed: its results no longer depend on
+	// the write-ahead log.
+	c := &store.Commit{Log: ps.log, Flush: res != nil}
 	est := j.x.Estimate()
 	if ps.ppset == nil {
 		ps.ppset = DescribePPs(j.k, j.cfg)

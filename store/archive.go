@@ -62,8 +62,18 @@ type ImportLimits struct {
 // DefaultImportLimits are the limits of Import.
 var DefaultImportLimits = ImportLimits{MaxBytes: 4 << 30, MaxRecord: 256 << 20}
 
+// archiveError is a malformed, corrupt or hostile archive: errors.Is(err,
+// ErrArchive) holds, and the message is the detail alone (the caller
+// says "invalid archive" once, if at all).
+type archiveError struct{ err error }
+
+func (e *archiveError) Error() string        { return e.err.Error() }
+func (e *archiveError) Unwrap() error        { return e.err }
+func (e *archiveError) Is(target error) bool { return target == ErrArchive }
+
+// archiveErr formats an archiveError; %w may wrap an underlying error.
 func archiveErr(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrArchive)
+	return &archiveError{fmt.Errorf(format, args...)}
 }
 
 // ---- export ----
@@ -178,6 +188,10 @@ func (a *arcWriter) close() error {
 // pages) at every prefix of the run's traces for those machines: what a
 // replay of any of its traces needs.
 func (s *Store) Export(run string, w io.Writer) error {
+	return s.readErr(s.export(run, w), keyRun(run))
+}
+
+func (s *Store) export(run string, w io.Writer) error {
 	if err := checkRun(run); err != nil {
 		return err
 	}
@@ -457,7 +471,7 @@ func (s *Store) ImportLimited(r io.Reader, lim ImportLimits) (runID string, err 
 	}
 	if err != nil {
 		if !errors.Is(err, ErrArchive) {
-			err = fmt.Errorf("%v: %w", err, ErrArchive)
+			err = &archiveError{err}
 		}
 		return "", err
 	}
@@ -473,6 +487,11 @@ func (s *Store) ImportLimited(r io.Reader, lim ImportLimits) (runID string, err 
 	if err != nil {
 		return "", fmt.Errorf("import into store %s: %w", s.dir, err)
 	}
+	// An import is whole once it returns: flushed, so that it does not
+	// depend on the write-ahead log.
+	if err := s.Flush(); err != nil {
+		return im.runID, err
+	}
 	return im.runID, nil
 }
 
@@ -484,7 +503,7 @@ func (im *importer) read(rr *recReader) error {
 			return nil
 		}
 		if err != nil {
-			return archiveErr("after %d records: %v", im.records, err)
+			return archiveErr("after %d records: %w", im.records, err)
 		}
 		klen, err := binary.ReadUvarint(rr)
 		if err != nil {

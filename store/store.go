@@ -45,7 +45,57 @@ var (
 	// ErrExists: Import found the archive's run already in the store (and
 	// changed nothing).
 	ErrExists = errors.New("already in the store")
+	// ErrCorrupt: a store file or record is damaged (a checksum mismatch,
+	// a record that does not decode, commits lost with the write-ahead
+	// log). The error is a *CorruptError naming the file or record.
+	ErrCorrupt = errors.New("damaged store")
 )
+
+// CorruptError is damage found in a store: the file Pebble found damaged
+// (File, a name in the store's directory) or the record that does not
+// decode (Key), or both when known.
+type CorruptError struct {
+	Dir  string
+	File string
+	Key  string
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	var b strings.Builder
+	b.WriteString("store ")
+	b.WriteString(e.Dir)
+	switch {
+	case e.File != "" && e.Key != "":
+		fmt.Fprintf(&b, ": damaged file %s (record %s)", e.File, e.Key)
+	case e.File != "":
+		fmt.Fprintf(&b, ": damaged file %s", e.File)
+	case e.Key != "":
+		fmt.Fprintf(&b, ": damaged record %s", e.Key)
+	default:
+		b.WriteString(": damaged")
+	}
+	if e.Err != nil {
+		fmt.Fprintf(&b, ": %s", oneLine(e.Err.Error()))
+	}
+	return b.String()
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrCorrupt) hold.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// oneLine keeps the first line of a message, at most 200 bytes.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
 
 // LockFile is the name of the lock file in a store's directory.
 const LockFile = "landslide.lock"
@@ -69,10 +119,16 @@ type Store struct {
 	lock     *os.File
 	readOnly bool
 
-	mu     sync.Mutex
-	broken error // set when Pebble failed fatally: every later call fails
-	closed bool
-	pages  map[[32]byte]struct{} // pages known to be stored
+	mu      sync.Mutex
+	broken  error // set when Pebble failed fatally: every later call fails
+	closed  bool
+	pages   map[[32]byte]struct{} // pages known to be stored
+	damaged []string              // files Pebble reported damaged, in order
+	counter *commitCounter        // the commit counter file (counter.go)
+	flushed time.Time             // when the memtable was last flushed
+	lost    []Lost                // found by the counter at Open
+
+	counterDamaged error
 
 	seq atomic.Uint64
 }
@@ -181,6 +237,7 @@ func (s *Store) open(fs vfs.FS, ro bool) error {
 		FS:                 fs,
 		Logger:             quietLogger{},
 		FormatMajorVersion: pebbleFormat,
+		EventListener:      s.listener(),
 	}
 	if ro {
 		po.FS = noLockFS{fs}
@@ -196,12 +253,74 @@ func (s *Store) open(fs vfs.FS, ro bool) error {
 		return err
 	})
 	if err != nil {
+		if s.damagedFile() != "" || pebble.IsCorruptionError(err) {
+			return s.corruptErr(err, "")
+		}
 		return fmt.Errorf("open store %s: %w", s.dir, err)
 	}
 	if err := s.checkVersion(ro); err != nil {
 		_ = s.guard(s.db.Close)
+		if s.damagedFile() != "" || pebble.IsCorruptionError(err) {
+			return s.corruptErr(err, string(keyVersion))
+		}
 		return err
 	}
+	s.flushed = time.Now()
+	s.counter = loadCounter(s.dir)
+	s.counterDamaged = s.counter.damaged
+	if s.counterDamaged != nil && !ro {
+		// Reported (CounterDamaged), then rebuilt from what the store
+		// holds, so that later losses are caught again.
+		if err := s.rebuildCounter(); err != nil && !errors.Is(err, ErrCorrupt) {
+			_ = s.guard(s.db.Close)
+			return err
+		}
+	}
+	// A job record that does not read is reported when it is read; the
+	// comparison covers what can be read.
+	s.lost, _ = s.checkCounter()
+	return nil
+}
+
+// Lost lists the jobs (and runs) whose stored records are older than
+// their last commit, found when the store was opened: the write-ahead log
+// that held those commits was damaged or lost (doc.go, "The commit
+// counter"). A later commit of the same job ends its entry.
+func (s *Store) Lost() []Lost {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Lost(nil), s.lost...)
+}
+
+// LostRun returns the entries of Lost for one run.
+func (s *Store) LostRun(run string) []Lost {
+	var out []Lost
+	for _, l := range s.Lost() {
+		if l.Run == run {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// CounterDamaged is the damage found in the commit counter file when the
+// store was opened (nil: none). Losses from before then cannot be
+// detected; a writer's open rebuilt the file from the store's records.
+func (s *Store) CounterDamaged() error { return s.counterDamaged }
+
+// Flush writes everything committed into Pebble's table files, so that it
+// no longer depends on the write-ahead log (which Pebble replays only up
+// to its first damaged record).
+func (s *Store) Flush() error {
+	if err := s.usable(true); err != nil {
+		return err
+	}
+	if err := s.guard(s.db.Flush); err != nil {
+		return fmt.Errorf("flush store %s: %w", s.dir, err)
+	}
+	s.mu.Lock()
+	s.flushed = time.Now()
+	s.mu.Unlock()
 	return nil
 }
 
@@ -209,7 +328,7 @@ func (s *Store) open(fs vfs.FS, ro bool) error {
 // been left by Pebble (or the store) while creating a store.
 func pebbleFileName(n string) bool {
 	switch {
-	case n == LockFile, n == "LOCK", n == "CURRENT":
+	case n == LockFile, n == "LOCK", n == "CURRENT", n == CounterFile, n == CounterFile+".tmp":
 		return true
 	case strings.HasPrefix(n, "OPTIONS-"), strings.HasPrefix(n, "MANIFEST-"), strings.HasPrefix(n, "marker."):
 		return true
@@ -569,7 +688,8 @@ func (s *Store) get(key []byte) ([]byte, error) {
 	if err := s.usable(false); err != nil {
 		return nil, err
 	}
-	return getFrom(s.db, key)
+	v, err := getFrom(s.db, key)
+	return v, s.readErr(err, key)
 }
 
 type reader interface {
@@ -614,11 +734,12 @@ func (s *Store) scan(prefix []byte, fn func(k, v []byte) error) error {
 	if err := s.usable(false); err != nil {
 		return err
 	}
-	return scanFrom(s.db, prefix, fn)
+	return s.readErr(scanFrom(s.db, prefix, fn), prefix)
 }
 
+// corrupt is a record (key) that does not decode.
 func corrupt(key []byte, err error) error {
-	return fmt.Errorf("store record %s: %w", key, err)
+	return &CorruptError{Key: string(key), Err: err}
 }
 
 // ---- binaries ----
@@ -689,7 +810,10 @@ func (s *Store) NewRun(r *Run) error {
 	if err != nil {
 		return err
 	}
-	return s.guard(func() error { return s.db.Set(keyRun(r.ID), v, pebble.Sync) })
+	if err := s.guard(func() error { return s.db.Set(keyRun(r.ID), v, pebble.Sync) }); err != nil {
+		return err
+	}
+	return s.counter.set(r.ID, 0, 1)
 }
 
 func decodeRun(key, v []byte) (*Run, error) {
@@ -814,7 +938,15 @@ type Commit struct {
 	// once per content across the whole store. The run's list of machines
 	// (used by Export) records their Machine.
 	Checkpoints []*CheckpointRecord
+	// Flush: after the commit, write the memtable to table files, so the
+	// commit no longer depends on the write-ahead log (a job's last
+	// commit). Commits are also flushed at least every FlushInterval.
+	Flush bool
 }
+
+// FlushInterval bounds what a damaged write-ahead log can take with it:
+// a commit more than this long after the last flush flushes.
+var FlushInterval = time.Minute
 
 // CommitStats says what a commit wrote: logical bytes (keys + values as
 // stored, after compression), before Pebble's own compression.
@@ -1008,6 +1140,19 @@ func (s *Store) CommitWithStats(c *Commit) (st CommitStats, err error) {
 	if err != nil {
 		return st, fmt.Errorf("commit to store %s: %w", s.dir, err)
 	}
+	s.mu.Lock()
+	due := c.Flush || time.Since(s.flushed) >= FlushInterval
+	s.mu.Unlock()
+	if due {
+		if err := s.Flush(); err != nil {
+			return st, err
+		}
+	}
+	if c.Job != nil {
+		if err := s.counter.set(job, jobID, c.Job.Commits); err != nil {
+			return st, err
+		}
+	}
 	if len(pages) > 0 {
 		s.mu.Lock()
 		if len(s.pages) > 1<<20 {
@@ -1180,7 +1325,8 @@ func (s *Store) Branches(run string, job int, fn func(*BranchRecord) error) erro
 	}
 	snap := s.db.NewSnapshot()
 	defer snap.Close()
-	return scanFrom(snap, []byte(kindBranch+"/"+run+"/"+hex8(job)+"/"), func(k, v []byte) error {
+	prefix := []byte(kindBranch + "/" + run + "/" + hex8(job) + "/")
+	return s.readErr(scanFrom(snap, prefix, func(k, v []byte) error {
 		raw, err := unpack(v, maxValue)
 		if err != nil {
 			return corrupt(k, err)
@@ -1195,7 +1341,7 @@ func (s *Store) Branches(run string, job int, fn func(*BranchRecord) error) erro
 			}
 		}
 		return nil
-	})
+	}), prefix)
 }
 
 // Races returns a job's race records, by PCs.
