@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -51,6 +52,10 @@ func openStore(cmd *cobra.Command, readOnly bool) (*store.Store, error) {
 			dir, store.CounterFile, err)
 	}
 	for _, l := range st.Lost() {
+		if l.Job == 0 {
+			fmt.Fprintf(w, "landslide: warning: store %s: %s: the write-ahead log that held it was damaged\n", dir, l)
+			continue
+		}
 		fmt.Fprintf(w, "landslide: warning: store %s: %s: the write-ahead log that held them was damaged (landslide resume %s redoes the lost work)\n",
 			dir, l, l.Run)
 	}
@@ -100,9 +105,21 @@ func storeErr(dir string, err error) error {
 		return usageErr("store %s: %v", dir, err)
 	case errors.Is(err, store.ErrCorrupt):
 		// The error names the store, the damaged file and what was read.
+		var ce *store.CorruptError
+		if errors.As(err, &ce) && ce.Whole {
+			return usageErr("%v; the store cannot be opened (its files are left as they are)%s", err, walHint(ce.File))
+		}
 		return usageErr("%v; the rest of the store may be intact (landslide verify-store lists what is damaged)", err)
 	}
 	return usageErr("store %s: %v (nothing already committed is lost)", dir, err)
+}
+
+// walHint says how to open a store whose write-ahead log is damaged.
+func walHint(file string) string {
+	if !strings.HasSuffix(file, ".log") {
+		return ""
+	}
+	return fmt.Sprintf("; moving %s out of the store directory opens it without the commits that log holds, which are then reported as lost", file)
 }
 
 // jobErr is a failed exploration: a store failure or bad input, exit 2.

@@ -33,7 +33,7 @@ type Lost struct {
 
 func (l Lost) String() string {
 	if l.Job == 0 {
-		return fmt.Sprintf("run %s was created but its record is gone", l.Run)
+		return fmt.Sprintf("run %s was created but every record of it is gone (it cannot be resumed; run it again)", l.Run)
 	}
 	if l.Stored == 0 {
 		return fmt.Sprintf("run %s job %d made %d commits but none is stored", l.Run, l.Job, l.Committed)

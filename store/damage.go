@@ -57,6 +57,12 @@ func (s *Store) Damaged() []string {
 // it attaches to a replay error (not part of the error's message).
 var walDetail = regexp.MustCompile(`replaying wal (\d+)`)
 
+// tableInMessage finds a table named by number alone ("L0: 000005: ...").
+var tableInMessage = regexp.MustCompile(`\bL\d: (\d{6}):`)
+
+// fileInMessage finds a store file named in a Pebble error message.
+var fileInMessage = regexp.MustCompile(`\b\d{6}\.(sst|log|blob)\b|\b(MANIFEST|OPTIONS)-\d+\b|\bmarker\.[\w.-]+`)
+
 // walFile names the write-ahead log an Open error comes from ("" if none).
 func walFile(err error) string {
 	m := walDetail.FindStringSubmatch(fmt.Sprintf("%+v", err))
@@ -85,6 +91,12 @@ func (s *Store) corruptErr(err error, key string) error {
 	file := s.damagedFile()
 	if file == "" {
 		file = walFile(err)
+	}
+	if file == "" {
+		file = fileInMessage.FindString(err.Error())
+	}
+	if m := tableInMessage.FindStringSubmatch(err.Error()); file == "" && m != nil {
+		file = m[1] + ".sst"
 	}
 	return &CorruptError{Dir: s.dir, File: file, Key: key, Err: err}
 }

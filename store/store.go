@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,6 +60,9 @@ type CorruptError struct {
 	File string
 	Key  string
 	Err  error
+	// Whole: the store cannot be opened at all (nothing of it can be
+	// read until the damaged file is dealt with).
+	Whole bool
 }
 
 func (e *CorruptError) Error() string {
@@ -220,12 +224,22 @@ func (s *Store) open(fs vfs.FS, ro bool) error {
 		return fmt.Errorf("%s is not a readable landslide store: %v: %w", s.dir, err, ErrNotFound)
 	}
 	if !desc.Exists {
-		if ro {
-			return fmt.Errorf("no landslide store at %s: %w", s.dir, ErrNotFound)
-		}
 		names, err := fs.List(s.dir)
 		if err != nil {
 			return err
+		}
+		slices.Sort(names)
+		// Table files or a commit counter without a manifest: a store whose
+		// manifest (or its marker) is gone. Creating a new store here would
+		// throw away what the tables hold.
+		for _, n := range names {
+			if strings.HasSuffix(n, ".sst") || strings.HasPrefix(n, "MANIFEST-") || n == CounterFile {
+				return &CorruptError{Dir: s.dir, File: n, Whole: true,
+					Err: errors.New("the store's manifest is missing or unreadable (its marker file is gone), so its tables cannot be opened; the files are left as they are")}
+			}
+		}
+		if ro {
+			return fmt.Errorf("no landslide store at %s: %w", s.dir, ErrNotFound)
 		}
 		for _, n := range names {
 			if !pebbleFileName(n) {
@@ -253,8 +267,13 @@ func (s *Store) open(fs vfs.FS, ro bool) error {
 		return err
 	})
 	if err != nil {
-		if s.damagedFile() != "" || pebble.IsCorruptionError(err) {
-			return s.corruptErr(err, "")
+		// With the directory locked, Pebble failing to open its own files
+		// is damage (a missing, truncated or malformed file), unless the
+		// system refused access.
+		if !errors.Is(err, os.ErrPermission) {
+			ce := s.corruptErr(err, "").(*CorruptError)
+			ce.Whole = true
+			return ce
 		}
 		return fmt.Errorf("open store %s: %w", s.dir, err)
 	}
