@@ -18,6 +18,15 @@ var damageTemplate struct {
 	err  error
 }
 
+// TestMain removes the template store (built at most once per process).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if damageTemplate.dir != "" {
+		os.RemoveAll(damageTemplate.dir)
+	}
+	os.Exit(code)
+}
+
 func templateStore(t testing.TB) string {
 	t.Helper()
 	damageTemplate.once.Do(func() {

@@ -31,6 +31,39 @@
 //     make it allocate without bound: every decoder checks counts against
 //     the bytes that remain, and every decompression has a limit.
 //
+//   - Damage is an error, never a panic or a silent change. Pebble's
+//     reports of corruption go to the store's EventListener (not to its
+//     default, a fatal log); a read of a damaged block, a record that
+//     does not decode, or a store Pebble cannot open returns a
+//     *CorruptError (errors.Is ErrCorrupt) naming the damaged file and
+//     the record or key range. Reads of other records go on working.
+//     Verify reads and checks everything and lists the intact and the
+//     damaged runs. A directory holding tables, a manifest or a commit
+//     counter but no manifest marker is damage: it is never taken for a
+//     new store.
+//   - What a damaged write-ahead log can take is bounded and never
+//     silent: Pebble replays a log only up to its first damaged record,
+//     so a job's last commit, every import, and any commit FlushInterval
+//     after the last flush are flushed into table files (checksummed
+//     blocks); and the commit counter (below) finds the commits lost
+//     since the last flush.
+//
+// # The commit counter
+//
+// landslide.commits (CounterFile), beside Pebble's files, holds for every
+// job the number of commits made (Job.Commits after its last successful
+// commit; job 0: the run was created), as text lines "<run> <job> <n>"
+// after the header "landslide commit counter 1", then "crc32c <hex>" of
+// everything before. It is rewritten after each commit (write a .tmp,
+// sync, rename, sync the directory), so it is never ahead of a commit that
+// Pebble did not make durable; a crash between the two leaves it behind,
+// which is not damage. Open compares it with the job records: a job whose
+// stored Commits is lower (or missing) lost commits with the log (Lost);
+// the CLI says so on every command and refuses to read that run's results
+// until resume redoes the lost work (its next commit lowers the counter to
+// the store's value). A counter that does not verify is reported
+// (CounterDamaged) and, by a writer, rebuilt from the job records.
+//
 // # Format version 1: keys
 //
 // Keys are '/'-separated ASCII. <run> is a run ID (12 lowercase hex
