@@ -14,6 +14,7 @@
 //     not at all (never in part, never damaging earlier commits), and
 //     leaves the store unusable until it is reopened (Pebble's commit pipeline cannot go on
 //     after a failed WAL write).
+//
 //   - One writer per workspace: Open takes flock(2) on <dir>/landslide.lock
 //     (LOCK_EX, non-blocking) and writes its pid there; a second writer gets
 //     ErrLocked, "workspace DIR is in use by another landslide process (pid
@@ -23,10 +24,12 @@
 //     running exploration once it stops or suspends, or from an archive).
 //     flock locks belong to the open file, so this holds within one process
 //     too, and the kernel drops them when a process dies.
+//
 //   - The key schema below has a version, FormatVersion, in meta/version. A
 //     store of another version, a Pebble database without one, or a
 //     directory holding other files is refused with ErrVersion or
 //     ErrNotFound, naming the version found and the one supported.
+//
 //   - Nothing read from disk or from an archive can crash the reader or
 //     make it allocate without bound: every decoder checks counts against
 //     the bytes that remain, and every decompression has a limit.
@@ -41,6 +44,7 @@
 //     damaged runs. A directory holding tables, a manifest or a commit
 //     counter but no manifest marker is damage: it is never taken for a
 //     new store.
+//
 //   - What a damaged write-ahead log can take is bounded and never
 //     silent: Pebble replays a log only up to its first damaged record,
 //     so a job's last commit, every import, and any commit FlushInterval
