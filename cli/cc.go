@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"landslide/sdk"
@@ -8,6 +12,7 @@ import (
 
 func newCCCmd() *cobra.Command {
 	var opts sdk.Options
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "cc -o PROGRAM.elf SOURCE.c [SOURCE...]",
 		Short: "Build a guest test program against the SDK (needs clang and ld.lld)",
@@ -27,7 +32,25 @@ holding your own thread library's .c files (--lib DIR).`,
 			if err := sdk.Build(opts); err != nil {
 				return usageErr("cc: %v", err)
 			}
-			return nil
+			if !asJSON {
+				return nil
+			}
+			img, err := os.ReadFile(opts.Output)
+			if err != nil {
+				return usageErr("cc: %v", err)
+			}
+			sum := sha256.Sum256(img)
+			lib := opts.Lib
+			if lib == "" {
+				lib = "none"
+			}
+			return writeJSON(cmd.OutOrStdout(), struct {
+				Output  string   `json:"output"`
+				Bytes   int      `json:"bytes"`
+				SHA256  string   `json:"sha256"`
+				Sources []string `json:"sources"`
+				Lib     string   `json:"lib"`
+			}{opts.Output, len(img), hex.EncodeToString(sum[:]), opts.Sources, lib})
 		},
 	}
 	fl := cmd.Flags()
@@ -35,5 +58,6 @@ holding your own thread library's .c files (--lib DIR).`,
 	fl.StringVar(&opts.Lib, "lib", "ref", `thread library: "ref", "none", or a directory of .c files`)
 	fl.StringSliceVarP(&opts.Include, "include", "I", nil, "extra include directories")
 	fl.StringSliceVar(&opts.CFlags, "cflag", nil, "extra compiler flags")
+	fl.BoolVar(&asJSON, "json", false, "print what was built as JSON")
 	return cmd
 }

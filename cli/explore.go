@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -447,7 +446,5 @@ func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files
 		doc.Races = append(doc.Races, raceJSON{Addr: r.A.Addr, A: side(r.A), B: side(r.B), BothOrder: r.BothOrder,
 			FirstInterleaving: r.FirstInterleaving, Realloc: r.Realloc, Count: r.Count, StackA: r.StackA, StackB: r.StackB})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return writeJSON(w, doc)
 }

@@ -18,9 +18,13 @@ import (
 	"landslide/store"
 )
 
+// writeJSON is every command's JSON output: indented, snake_case keys
+// (each type's tags; TestJSONKeys checks them), and no HTML escaping of
+// <, > and & (the output is read by scripts and people, not browsers).
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 
@@ -83,6 +87,13 @@ func runDoc(st *store.Store, r *store.Run, full bool) (storedRunJSON, error) {
 				ElapsedSec: time.Duration(j.Elapsed).Seconds(), Commits: j.Commits})
 		}
 	}
+	for _, j := range jobs {
+		rr, err := st.Races(r.ID, j.ID)
+		if err != nil {
+			return d, err
+		}
+		d.RaceCnt += len(rr)
+	}
 	if full {
 		bugs, err := st.Bugs(r.ID)
 		if err != nil {
@@ -90,13 +101,6 @@ func runDoc(st *store.Store, r *store.Run, full bool) (storedRunJSON, error) {
 		}
 		for _, b := range bugs {
 			d.Bugs = append(d.Bugs, bugDoc(b))
-		}
-		for _, j := range jobs {
-			rr, err := st.Races(r.ID, j.ID)
-			if err != nil {
-				return d, err
-			}
-			d.RaceCnt += len(rr)
 		}
 	}
 	return d, nil

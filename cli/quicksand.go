@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -627,9 +626,7 @@ func (q *qsRun) report(res *quicksand.Result) error {
 		if q.run != nil {
 			doc.Run = q.run.ID
 		}
-		enc := json.NewEncoder(q.cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
+		if err := writeJSON(q.cmd.OutOrStdout(), doc); err != nil {
 			return err
 		}
 		return &exitError{code: code}

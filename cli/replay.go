@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -203,9 +202,7 @@ twice gives the same output.`,
 					doc.Races = append(doc.Races, cand{Addr: c.A.Addr, A: sd(c.A), B: sd(c.B), BothOrder: c.BothOrder,
 						FirstInterleaving: c.FirstInterleaving, Realloc: c.Realloc, Count: c.Count})
 				}
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(doc)
+				return writeJSON(out, doc)
 			}
 			fmt.Fprintf(out, "Run %s, %s happens-before, over %d stored interleavings (nothing re-executed):\n", run.ID, mode, n)
 			if len(cands) == 0 {

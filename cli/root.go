@@ -16,6 +16,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"landslide/store"
 )
 
 // Exit codes.
@@ -49,11 +51,49 @@ in a deterministic emulator, forces its threads through different
 interleavings, and reports each failing interleaving with a readable trace.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionLine(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().String("store", DefaultStore, "the workspace store directory (also $LANDSLIDE_STORE)")
 	root.AddCommand(newRunCmd(), newExploreCmd(), newQuicksandCmd(), newCCCmd(), newResumeCmd(), newReplayCmd(), newRacesCmd(),
-		newLsCmd(), newShowCmd(), newBugsCmd(), newExportCmd(), newImportCmd(), newVerifyStoreCmd())
+		newLsCmd(), newShowCmd(), newBugsCmd(), newExportCmd(), newImportCmd(), newVerifyStoreCmd(), newVersionCmd())
 	return root
+}
+
+// versionInfo is what landslide --version and landslide version say.
+type versionInfo struct {
+	Version        string `json:"version"`
+	GoVersion      string `json:"go"`
+	StoreFormat    int    `json:"store_format"`
+	ArchiveVersion int    `json:"archive_format"`
+}
+
+func currentVersion() versionInfo {
+	e := env()
+	return versionInfo{Version: e.Version, GoVersion: e.GoVersion, StoreFormat: store.FormatVersion, ArchiveVersion: store.ArchiveVersion}
+}
+
+func versionLine() string {
+	v := currentVersion()
+	return fmt.Sprintf("landslide %s, %s, store format %d, archive format %d", v.Version, v.GoVersion, v.StoreFormat, v.ArchiveVersion)
+}
+
+func newVersionCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print landslide's version and the store and archive format versions it reads",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), currentVersion())
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), versionLine())
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
 }
 
 // Main runs the command line and returns the process exit code.

@@ -3,7 +3,6 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -150,9 +149,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 			TraceHash: hex.EncodeToString(out.Hash[:]), Bug: report.NewBug(out.Bug, syms),
 			Leaks: len(out.Leaks), Replay: replay,
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
+		if err := writeJSON(stdout, doc); err != nil {
 			return err
 		}
 		return &exitError{code: code}

@@ -235,6 +235,7 @@ func (t *Trace) WriteJSON(w io.Writer) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // as every JSON output of the CLI
 	return enc.Encode(&c)
 }
 

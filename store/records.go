@@ -29,12 +29,12 @@ const (
 
 // Env describes the machine and build that made a run.
 type Env struct {
-	Version   string `msgpack:"version"`
-	GoVersion string `msgpack:"go"`
-	OS        string `msgpack:"os"`
-	Arch      string `msgpack:"arch"`
-	Host      string `msgpack:"host"`
-	CPUs      int    `msgpack:"cpus"`
+	Version   string `msgpack:"version" json:"version"`
+	GoVersion string `msgpack:"go" json:"go"`
+	OS        string `msgpack:"os" json:"os"`
+	Arch      string `msgpack:"arch" json:"arch"`
+	Host      string `msgpack:"host" json:"host"`
+	CPUs      int    `msgpack:"cpus" json:"cpus"`
 }
 
 // Run is one invocation of the checker on one program.
