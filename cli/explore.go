@@ -126,7 +126,7 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	var run *store.Run
 	dir := ""
 	if !f.noStore {
-		st, r, err := newStoredRun(cmd, "explore", path, data, &cfg, f.output.quiet)
+		st, r, err := newStoredRun(cmd, "explore", path, data, &cfg)
 		if err != nil {
 			return err
 		}

@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"landslide/quicksand"
 	"landslide/store"
 )
 
@@ -60,6 +62,7 @@ type jobJSON struct {
 	EstProportion float64  `json:"estimated_proportion"`
 	ElapsedSec    float64  `json:"elapsed_seconds"`
 	Commits       int      `json:"commits"`
+	Note          string   `json:"note,omitempty"`
 }
 
 type bugJSON struct {
@@ -79,13 +82,33 @@ func runDoc(st *store.Store, r *store.Run, full bool) (storedRunJSON, error) {
 	if err != nil {
 		return d, err
 	}
+	stored := map[int]bool{}
 	for _, j := range jobs {
 		d.Branches += j.Executed
+		stored[j.ID] = true
 		if full {
 			d.Jobs = append(d.Jobs, jobJSON{ID: j.ID, PPSet: j.PPSet, Status: string(j.Status), Interleavings: j.Interleavings,
 				Executed: j.Executed, Complete: j.Complete, EstSize: j.EstSize, EstProportion: j.EstProportion,
 				ElapsedSec: time.Duration(j.Elapsed).Seconds(), Commits: j.Commits})
 		}
+	}
+	// A Quicksand run's job table is the word on every job's status, and
+	// holds the jobs that never committed (cancelled or never started).
+	if s, err := quicksand.Decode(r.State); full && r.Command == "quicksand" && err == nil {
+		byID := map[int]int{}
+		for i, j := range d.Jobs {
+			byID[j.ID] = i
+		}
+		for _, j := range s.Jobs {
+			i, ok := byID[j.ID]
+			if !ok {
+				set := strings.TrimSuffix(strings.TrimPrefix(s.Reg.Describe(j.Set), "{ "), " }")
+				d.Jobs = append(d.Jobs, jobJSON{ID: j.ID, PPSet: []string{set}, Interleavings: j.Interleavings})
+				i = len(d.Jobs) - 1
+			}
+			d.Jobs[i].Status, d.Jobs[i].Note = j.Status.String(), j.Note
+		}
+		sort.Slice(d.Jobs, func(a, b int) bool { return d.Jobs[a].ID < d.Jobs[b].ID })
 	}
 	for _, j := range jobs {
 		rr, err := st.Races(r.ID, j.ID)
@@ -192,14 +215,25 @@ func newShowCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(out, d)
 			}
-			fmt.Fprintf(out, "Run %s: %s %s %s\n", d.ID, d.Command, d.Program, strings.Join(d.Args, " "))
+			fmt.Fprintf(out, "Run %s: %s %s\n", d.ID, d.Command, d.Program)
+			if len(d.Args) > 0 {
+				fmt.Fprintf(out, "  command landslide %s\n", strings.Join(d.Args, " "))
+			}
 			fmt.Fprintf(out, "  created %s, updated %s\n", d.Created, d.Updated)
 			fmt.Fprintf(out, "  binary  sha256 %s\n", d.Binary)
 			fmt.Fprintf(out, "  machine %s/%s, %d CPUs, %s, landslide %s, host %s\n", d.Env.OS, d.Env.Arch, d.Env.CPUs, d.Env.GoVersion, d.Env.Version, d.Env.Host)
 			fmt.Fprintf(out, "  status  %s: %s\n", d.Status, d.Message)
 			for _, j := range d.Jobs {
+				status := j.Status
+				if j.Note != "" {
+					status += " (" + j.Note + ")"
+				}
+				if j.Commits == 0 {
+					fmt.Fprintf(out, "Job %d {%s}: %s, never committed\n", j.ID, strings.Join(j.PPSet, ", "), status)
+					continue
+				}
 				fmt.Fprintf(out, "Job %d {%s}: %s, %d interleavings (%d run), estimated %.1f%% of about %.0f, %s, %d commits\n",
-					j.ID, strings.Join(j.PPSet, ", "), j.Status, j.Interleavings, j.Executed, 100*j.EstProportion, j.EstSize,
+					j.ID, strings.Join(j.PPSet, ", "), status, j.Interleavings, j.Executed, 100*j.EstProportion, j.EstSize,
 					(time.Duration(j.ElapsedSec * float64(time.Second))).Round(time.Millisecond), j.Commits)
 			}
 			for _, b := range d.Bugs {

@@ -171,7 +171,7 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 	q := &qsRun{cmd: cmd, path: path, base: base, out: &f.output, persist: &f.persist,
 		cfg: quicksand.Config{Options: s.Opt, Workers: f.cpus, Deterministic: det, Resume: state}}
 	if !f.noStore {
-		st, run, err := newStoredRun(cmd, "quicksand", path, data, &base, f.output.quiet)
+		st, run, err := newStoredRun(cmd, "quicksand", path, data, &base)
 		if err != nil {
 			return err
 		}
@@ -205,6 +205,10 @@ func resumeQuicksand(cmd *cobra.Command, st *store.Store, run *store.Run, out *o
 			return usageErr("run %s counts time in interleavings: --budget does not apply", run.ID)
 		}
 		cfg.Budget = budget
+	}
+	if s.Now >= cfg.Budget {
+		return usageErr("run %s has already spent its budget (%s of %s; %s): give a larger --budget to go on (see landslide show %s)",
+			run.ID, clockText(s.Opt.Deterministic, s.Now), clockText(s.Opt.Deterministic, cfg.Budget), run.Message, run.ID)
 	}
 	if !out.quiet {
 		fmt.Fprintf(cmd.ErrOrStderr(), "landslide: resuming quicksand run %s (%s, %s of %s spent)\n", run.ID, run.Message,
@@ -263,6 +267,7 @@ func (q *qsRun) execute() error {
 	q.cpu0, q.wall0 = processCPU(), time.Now()
 	c := q.cfg
 	c.Runner = q.runJob
+	c.CPU = func() time.Duration { return processCPU() - q.cpu0 }
 	status := &statusOut{w: q.stderr} // plain: --quiet prints nothing through it
 	if !q.out.quiet {
 		status = newStatusOut(q.stderr)
@@ -516,6 +521,8 @@ func (q *qsRun) jobLine(j *quicksand.Job) string {
 		return fmt.Sprintf("Cancelled: %s (%d interleavings tested)", j.Note, j.Interleavings)
 	case quicksand.TimedOut:
 		return fmt.Sprintf("Timed out (%.1f%%; %d interleavings tested)", 100*j.Proportion, j.Interleavings)
+	case quicksand.NotStarted:
+		return fmt.Sprintf("Not started (%s)", j.Note)
 	}
 	return j.Status.String()
 }
@@ -554,8 +561,8 @@ type qsJobJSON struct {
 // report prints the end of the run and returns its exit code.
 func (q *qsRun) report(res *quicksand.Result) error {
 	s := res.Sched
-	cpu := processCPU() - q.cpu0
-	wall := time.Since(q.wall0)
+	// CPU and wall time of the whole run, the runs it resumed included.
+	cpu, wall := s.CPU, s.Wall
 	sat := 0.0
 	if wall > 0 {
 		sat = cpu.Seconds() / (wall.Seconds() * float64(q.cfg.Workers))
@@ -587,13 +594,8 @@ func (q *qsRun) report(res *quicksand.Result) error {
 		}
 		bugs = append(bugs, b)
 	}
-	code := ExitBudget
-	switch {
-	case len(bugs) > 0:
-		code = ExitBug
-	case s.Verified():
-		code = ExitOK
-	}
+	v := quicksandVerdict(s, len(bugs))
+	code := v.Code
 	var verified, uncovered []string
 	for _, j := range s.Completed() {
 		verified = append(verified, s.Reg.Describe(j.Set))
@@ -607,7 +609,7 @@ func (q *qsRun) report(res *quicksand.Result) error {
 		}
 	}
 	if q.run != nil {
-		q.finishRun(s, code, len(bugs))
+		q.finishRun(s, v)
 	}
 	if q.out.json {
 		doc := qsJSON{Program: q.path, Result: resultName(code), ExitCode: code, Bugs: bugs, VerifiedPPSets: verified,
@@ -642,10 +644,8 @@ func (q *qsRun) report(res *quicksand.Result) error {
 			fmt.Fprintf(out, "   reports: %s\n", strings.Join(b.Files, ", "))
 		}
 	}
-	if s.Verified() {
-		fmt.Fprintf(out, "Total verification: the maximal state space %s completed with no bug, and it covered every data-race candidate.\n", s.Reg.Describe(s.Reg.All()))
-	} else if len(bugs) == 0 {
-		fmt.Fprintf(out, "No total verification: the maximal state space %s did not complete, or data-race candidates stayed uncovered.\n", s.Reg.Describe(s.Reg.All()))
+	if len(bugs) == 0 {
+		fmt.Fprintln(out, v.Message)
 	}
 	if len(verified) > 0 {
 		fmt.Fprintf(out, "Verified PP sets (%d):\n", len(verified))
@@ -667,8 +667,8 @@ func (q *qsRun) report(res *quicksand.Result) error {
 	return &exitError{code: code}
 }
 
-// finishRun records the run's end.
-func (q *qsRun) finishRun(s *quicksand.Sched, code, bugs int) {
+// finishRun records the run's end: the verdict and the final job table.
+func (q *qsRun) finishRun(s *quicksand.Sched, v qsVerdict) {
 	state, err := s.Encode()
 	if err != nil {
 		fmt.Fprintf(q.stderr, "landslide: %v\n", err)
@@ -677,15 +677,8 @@ func (q *qsRun) finishRun(s *quicksand.Sched, code, bugs int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.run.State = state
-	switch code {
-	case ExitBug:
-		q.run.Status, q.run.Message = store.StatusBug, fmt.Sprintf("quicksand: %d %s", bugs, plural(bugs, "bug"))
-	case ExitOK:
-		q.run.Status, q.run.Message = store.StatusVerified, "quicksand: total verification"
-	default:
-		q.run.Status, q.run.Message = store.StatusBudget, fmt.Sprintf("quicksand: budget spent, %d of %d jobs complete", len(s.Completed()), len(s.Jobs))
-	}
-	if err := q.st.Commit(&store.Commit{Run: q.run}); err != nil {
+	q.run.Status, q.run.Message = v.Status, "quicksand: "+v.Message
+	if err := q.st.Commit(&store.Commit{Run: q.run, Flush: true}); err != nil {
 		fmt.Fprintf(q.stderr, "landslide: %v\n", storeErr(q.st.Dir(), err))
 	}
 }

@@ -14,6 +14,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -52,12 +55,49 @@ interleavings, and reports each failing interleaving with a readable trace.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionLine(),
+		// Flag values no command can use are refused in one place.
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return checkFlagValues(cmd) },
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().String("store", DefaultStore, "the workspace store directory (also $LANDSLIDE_STORE)")
 	root.AddCommand(newRunCmd(), newExploreCmd(), newQuicksandCmd(), newCCCmd(), newResumeCmd(), newReplayCmd(), newRacesCmd(),
 		newLsCmd(), newShowCmd(), newBugsCmd(), newExportCmd(), newImportCmd(), newVerifyStoreCmd(), newVersionCmd())
 	return root
+}
+
+// positiveFlags must be above zero when given: 0 would be no thread
+// limit, no instruction budget, a commit after every nothing; never what
+// a user means. (explore and quicksand check their budget, interval,
+// bound and worker flags with their combinations.)
+var positiveFlags = []string{"max-threads", "max-pps", "max-instructions", "commit-every", "commit-interval"}
+
+// checkFlagValues refuses a numeric flag given a value out of its range
+// (exit 2), for every command.
+func checkFlagValues(cmd *cobra.Command) error {
+	fl := cmd.Flags()
+	check := func(names []string, ok func(float64) bool, want string) error {
+		for _, name := range names {
+			f := fl.Lookup(name)
+			if f == nil || !f.Changed {
+				continue
+			}
+			v, err := flagNumber(f.Value.String())
+			if err == nil && !ok(v) {
+				return usageErr("--%s %s: %s", name, f.Value.String(), want)
+			}
+		}
+		return nil
+	}
+	return check(positiveFlags, func(v float64) bool { return v > 0 }, "must be above zero")
+}
+
+// flagNumber reads a flag's value as a number: an integer, a float or a
+// duration (in seconds).
+func flagNumber(s string) (float64, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		return d.Seconds(), nil
+	}
+	return strconv.ParseFloat(s, 64)
 }
 
 // versionInfo is what landslide --version and landslide version say.
@@ -96,10 +136,27 @@ func newVersionCmd() *cobra.Command {
 	return cmd
 }
 
+// argvKey annotates the root command with the command line it runs (the
+// store records it with each run).
+const argvKey = "landslide.argv"
+
+// quoteArgs quotes the arguments that a shell would split or expand.
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"$`\\*?[]{}();&|<>~#") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return out
+}
+
 // Main runs the command line and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := NewRoot()
 	root.SetArgs(args)
+	root.Annotations = map[string]string{argvKey: strings.Join(quoteArgs(args), " ")}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()

@@ -165,7 +165,7 @@ func env() store.Env {
 }
 
 // newStoredRun opens the workspace and records a new run of cfg.
-func newStoredRun(cmd *cobra.Command, command, path string, image []byte, cfg *job.Config, quiet bool) (*store.Store, *store.Run, error) {
+func newStoredRun(cmd *cobra.Command, command, path string, image []byte, cfg *job.Config) (*store.Store, *store.Run, error) {
 	st, err := openStore(cmd, false)
 	if err != nil {
 		return nil, nil, err
@@ -182,17 +182,18 @@ func newStoredRun(cmd *cobra.Command, command, path string, image []byte, cfg *j
 	if err != nil {
 		return fail(err)
 	}
+	// The command line as given (show prints it once, as "landslide ...").
 	var args []string
-	if len(os.Args) > 1 {
-		args = os.Args[1:]
+	if argv := cmd.Root().Annotations[argvKey]; argv != "" {
+		args = []string{argv}
 	}
 	run := &store.Run{Command: command, Program: path, Binary: bin, Args: args, Spec: spec, Env: env(), Status: store.StatusRunning}
 	if err := st.NewRun(run); err != nil {
 		return fail(err)
 	}
-	if !quiet {
-		fmt.Fprintf(cmd.ErrOrStderr(), "landslide: run %s in %s (resume it with `landslide resume %s` if interrupted)\n", run.ID, st.Dir(), run.ID)
-	}
+	// Printed even with --quiet: after a crash, this line is what says
+	// how to go on.
+	fmt.Fprintf(cmd.ErrOrStderr(), "landslide: run %s in %s (resume it with `landslide resume %s` if interrupted)\n", run.ID, st.Dir(), run.ID)
 	return st, run, nil
 }
 

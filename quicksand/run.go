@@ -65,6 +65,9 @@ type Config struct {
 	// Now is the wall clock since the run began (default: real time),
 	// including the time of the runs this one resumes.
 	Now func() time.Duration
+	// CPU, when set, is the CPU time this process has spent since Run
+	// began; the stored state accumulates it across resumes (Sched.CPU).
+	CPU func() time.Duration
 	// Resume continues a stored run: its state as State returned it.
 	Resume []byte
 	// OnReport, when set, is called every Interval (wall time) and at the
@@ -107,7 +110,7 @@ func Decode(b []byte) (*Sched, error) {
 	}
 	n := len(s.Reg.PPs)
 	for i, j := range s.Jobs {
-		if j == nil || j.ID != i+1 || j.Status > TimedOut {
+		if j == nil || j.ID != i+1 || j.Status > NotStarted {
 			return nil, fmt.Errorf("stored Quicksand state: job %d malformed", i)
 		}
 		for _, id := range append(j.Set.IDs(), j.Discovered.IDs()...) {
@@ -136,6 +139,18 @@ type driver struct {
 	err     error
 	rounds  int64 // deterministic clock
 	busy    time.Duration
+	// start is when this Run began; cpu0 and wall0 the CPU and wall time
+	// of the runs it resumes.
+	start       time.Time
+	cpu0, wall0 time.Duration
+}
+
+// account brings the run's CPU and wall time up to date (with mu held).
+func (d *driver) account() {
+	d.s.Wall = d.wall0 + time.Since(d.start)
+	if d.cfg.CPU != nil {
+		d.s.CPU = d.cpu0 + d.cfg.CPU()
+	}
 }
 
 // Run runs Quicksand: workers take jobs from the scheduler until every
@@ -186,6 +201,7 @@ func Run(cfg Config) (*Result, error) {
 		start, before := time.Now(), d.s.Now
 		d.cfg.Now = func() time.Duration { return before + time.Since(start) }
 	}
+	d.start, d.cpu0, d.wall0 = time.Now(), d.s.CPU, d.s.Wall
 	// Jobs that were running when the stored run stopped go first, in
 	// order, as they would have gone on.
 	var resume []*Job
@@ -216,6 +232,7 @@ func Run(cfg Config) (*Result, error) {
 		return nil, d.err
 	}
 	d.s.Now = d.now()
+	d.account()
 	if d.s.remaining() <= 0 {
 		d.s.TimeUp()
 	}
@@ -374,6 +391,7 @@ func (d *driver) state(j *Job, final *Outcome) []byte {
 		d.end(j, final)
 	}
 	d.s.Now = max(d.s.Now, d.now())
+	d.account()
 	b, err := d.s.Encode()
 	if err != nil && d.err == nil {
 		d.err = err

@@ -244,3 +244,51 @@ func TestRunResumeLargerBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCPUAcrossResume: the run's CPU time is kept in its stored state
+// and a resumed run adds its own to it (a resumed run's report once gave
+// only the last process's CPU time).
+func TestRunCPUAcrossResume(t *testing.T) {
+	p := &fakeProgram{store: map[int]int{}, every: 5, crash: 300}
+	run := func(cpu time.Duration, resume []byte) *Sched {
+		Run(Config{
+			Options: Options{Budget: 100000, HomeStretch: 5},
+			SyncPPs: []string{"mutex_lock", "mutex_unlock"}, Workers: 1, Deterministic: true,
+			Runner: p.runner(nil), Resume: resume, CPU: func() time.Duration { return cpu },
+		})
+		s, err := Decode(p.state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if s := run(2*time.Second, nil); s.CPU != 2*time.Second {
+		t.Fatalf("after the first process: CPU %v, want 2s", s.CPU)
+	}
+	p.crash, p.steps = 0, 0
+	if s := run(3*time.Second, p.state); s.CPU != 5*time.Second {
+		t.Fatalf("after the resumed process: CPU %v, want 2s + 3s", s.CPU)
+	}
+}
+
+// TestTimeUpFirstBug: when the first bug ends a FirstBug run with budget
+// left, the jobs that never started say so and do not time out; when the
+// budget is spent they time out.
+func TestTimeUpFirstBug(t *testing.T) {
+	for _, spent := range []bool{false, true} {
+		s := New(Options{Budget: time.Hour, FirstBug: true}, []string{"mutex_lock", "mutex_unlock"})
+		s.Jobs[0].Status, s.Jobs[1].Status, s.Jobs[2].Status = BugFound, Suspended, Pending
+		s.Now = time.Minute
+		if spent {
+			s.Now = time.Hour
+		}
+		s.TimeUp()
+		want := []Status{NotStarted, Cancelled}
+		if spent {
+			want = []Status{TimedOut, TimedOut}
+		}
+		if s.Jobs[2].Status != want[0] || s.Jobs[1].Status != want[1] {
+			t.Errorf("budget spent %v: pending %v, suspended %v; want %v", spent, s.Jobs[2].Status, s.Jobs[1].Status, want)
+		}
+	}
+}

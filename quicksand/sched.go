@@ -13,16 +13,17 @@ type Status uint8
 
 // The job statuses.
 const (
-	Pending   Status = iota // not started
-	Running                 // on a worker
-	Suspended               // deferred: its ETA did not fit; its state is in the store
-	Complete                // the state space completed with no bug
-	BugFound                // the state space holds a bug
-	Cancelled               // a subset found a bug, or (-M) it is no longer maximal
-	TimedOut                // the budget ran out before it completed
+	Pending    Status = iota // not started
+	Running                  // on a worker
+	Suspended                // deferred: its ETA did not fit; its state is in the store
+	Complete                 // the state space completed with no bug
+	BugFound                 // the state space holds a bug
+	Cancelled                // a subset found a bug, or (-M) it is no longer maximal
+	TimedOut                 // the budget ran out before it completed
+	NotStarted               // the run ended (its first bug, --first-bug) with budget left before it started
 )
 
-var statusNames = [...]string{"pending", "running", "suspended", "complete", "bug", "cancelled", "timed out"}
+var statusNames = [...]string{"pending", "running", "suspended", "complete", "bug", "cancelled", "timed out", "not started"}
 
 func (s Status) String() string {
 	if int(s) < len(statusNames) {
@@ -148,6 +149,11 @@ type Sched struct {
 	Races []RaceNote `msgpack:"races"`
 	// Now is the clock as of the last event (clock units).
 	Now time.Duration `msgpack:"now"`
+	// CPU and Wall are the process CPU time and the wall time the run has
+	// taken, the runs it resumed included (for its core saturation; with
+	// the interleaving clock Now is no time).
+	CPU  time.Duration `msgpack:"cpu,omitempty"`
+	Wall time.Duration `msgpack:"wall,omitempty"`
 }
 
 // New seeds a scheduler with the thesis's user-space seed jobs over the
@@ -419,14 +425,35 @@ func (s *Sched) Finished(j *Job, complete bool, bug string) {
 	}
 }
 
-// TimeUp ends the jobs that did not run to the end: pending and suspended
-// ones time out.
+// TimeUp ends the jobs that did not run to the end. When the first bug
+// ended a FirstBug run with budget left, pending jobs never started and
+// suspended ones are cancelled (the budget was not what stopped them);
+// otherwise the budget is spent, and both time out.
 func (s *Sched) TimeUp() {
+	firstBug := s.Opt.FirstBug && len(s.Bugs()) > 0 && s.Now < s.Opt.Budget
 	for _, j := range s.Jobs {
-		if j.Status == Pending || j.Status == Suspended {
+		switch {
+		case j.Status == Pending && firstBug:
+			j.Status, j.Note = NotStarted, "first bug found"
+		case j.Status == Suspended && firstBug:
+			j.Status, j.Note = Cancelled, "the first bug ended the run"
+		case j.Status == Pending || j.Status == Suspended:
 			j.Status = TimedOut
 		}
 	}
+}
+
+// Maximal returns the job whose set holds every known PP (the maximal
+// state space), nil if there is none yet.
+func (s *Sched) Maximal() *Job {
+	all := s.Reg.All()
+	var best *Job
+	for _, j := range s.Jobs {
+		if all.SubsetOf(j.Set) && (best == nil || j.Status == Complete) {
+			best = j
+		}
+	}
+	return best
 }
 
 // OnRace takes a data-race candidate reported by running job j0 and adds

@@ -51,7 +51,8 @@ type Run struct {
 	Program string `msgpack:"program"`
 	// Binary is the hex sha256 of the ELF (PutBinary).
 	Binary string `msgpack:"binary"`
-	// Args is the command line after the program (flags), for the user.
+	// Args is the command line as the user gave it, for the user (one
+	// shell-quoted string; runs of before that kept os.Args[1:]).
 	Args []string `msgpack:"args"`
 	// Spec is the job configuration, encoded by the caller (opaque here).
 	Spec    []byte `msgpack:"spec"`

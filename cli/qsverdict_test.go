@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"landslide/quicksand"
+	"landslide/store"
+)
+
+// TestQuicksandVerdict: the exit code, stored status and message follow
+// from the job table, for each way a run ends.
+func TestQuicksandVerdict(t *testing.T) {
+	type jobEnd = quicksand.Status
+	const (
+		C = quicksand.Complete
+		B = quicksand.BugFound
+		T = quicksand.TimedOut
+		P = quicksand.Pending
+		S = quicksand.Suspended
+		N = quicksand.NotStarted
+		X = quicksand.Cancelled
+	)
+	cases := []struct {
+		name     string
+		opt      quicksand.Options
+		statuses []jobEnd // seeds: { }, {lock}, {unlock}, {lock, unlock} (maximal)
+		races    bool     // an uncovered race candidate
+		now      time.Duration
+		bugs     int
+		// after TimeUp:
+		want     int
+		status   store.Status
+		has, not []string
+		jobLine  string // of the last job, when set
+	}{
+		{name: "bug", statuses: []jobEnd{C, B, C, X}, now: time.Hour, bugs: 1,
+			want: ExitBug, status: store.StatusBug, has: []string{"1 bug found"}, not: []string{"budget left"}},
+		{name: "first bug with budget left", opt: quicksand.Options{FirstBug: true}, statuses: []jobEnd{B, P, S, P}, now: time.Minute, bugs: 1,
+			want: ExitBug, status: store.StatusBug, has: []string{"1 bug found", "ended the run, with budget left"},
+			jobLine: "Not started (first bug found)"},
+		{name: "total verification", statuses: []jobEnd{C, C, C, C}, now: time.Minute,
+			want: ExitOK, status: store.StatusVerified, has: []string{"Total verification", "completed"}, not: []string{"did not"}},
+		{name: "control: maximal complete, races never PPs", opt: quicksand.Options{Control: true}, statuses: []jobEnd{C}, races: true, now: time.Second,
+			want: ExitOK, status: store.StatusBounded, has: []string{"every state space completed", "not a total verification", "1 data-race candidate", "--control"},
+			not: []string{"did not complete", "Budget"}},
+		{name: "budget spent, maximal timed out", statuses: []jobEnd{C, C, P, S}, now: time.Hour,
+			want: ExitBudget, status: store.StatusBudget, has: []string{"Budget spent", "2 of 4 jobs complete, 2 timed out", "did not complete"},
+			jobLine: "Timed out"},
+		{name: "budget spent, maximal complete, race jobs timed out", statuses: []jobEnd{C, C, C, C, P}, races: true, now: time.Hour,
+			want: ExitBudget, status: store.StatusBudget, has: []string{"Budget spent", "completed, but 1 data-race candidate stayed uncovered"},
+			not: []string{"did not complete"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.opt.Budget = time.Hour
+			s := quicksand.New(c.opt, []string{"mutex_lock", "mutex_unlock"})
+			for len(s.Jobs) < len(c.statuses) { // an extra job: a data-race job
+				s.Jobs = append(s.Jobs, &quicksand.Job{ID: len(s.Jobs) + 1, Set: s.Jobs[1].Set, Origin: "race"})
+			}
+			if len(s.Jobs) != len(c.statuses) {
+				t.Fatalf("%d seed jobs, %d statuses", len(s.Jobs), len(c.statuses))
+			}
+			for i, st := range c.statuses {
+				s.Jobs[i].Status = st
+			}
+			if c.races {
+				s.Races = append(s.Races, quicksand.RaceNote{Race: quicksand.Race{PCA: 0x1000, PCB: 0x2000, BothOrder: true}})
+			}
+			s.Now = c.now
+			s.TimeUp()
+			v := quicksandVerdict(s, c.bugs)
+			if v.Code != c.want || v.Status != c.status {
+				t.Errorf("exit %d, status %s; want %d, %s (%s)", v.Code, v.Status, c.want, c.status, v.Message)
+			}
+			for _, h := range c.has {
+				if !strings.Contains(v.Message, h) {
+					t.Errorf("message %q lacks %q", v.Message, h)
+				}
+			}
+			for _, h := range c.not {
+				if strings.Contains(v.Message, h) {
+					t.Errorf("message %q says %q", v.Message, h)
+				}
+			}
+			if c.jobLine != "" && len(s.Jobs) > 1 {
+				q := &qsRun{}
+				if got := q.jobLine(s.Jobs[len(s.Jobs)-1]); !strings.HasPrefix(got, c.jobLine) {
+					t.Errorf("last job: %q, want %q", got, c.jobLine)
+				}
+			}
+		})
+	}
+}
