@@ -17,8 +17,11 @@
 // transitions in execution order and the transition index pairs (i, j),
 // i < j, that DPOR found to conflict and that its scheduling happens-before
 // leaves unordered. Within each such pair, every pair of accesses whose byte
-// ranges overlap and of which at least one writes (atomics included: the
-// thesis reports any access not protected by a known mutex) is tested.
+// ranges overlap, of which at least one writes and at least one is not
+// atomic, is tested: two atomic instructions (amo*, lr/sc) never race with
+// each other, as in the C11 model, while an atomic against a plain access
+// can (the thesis reported any access not protected by a known mutex,
+// atomics included, which made every lock word a candidate).
 //
 // Replay. A thread holds a lock from the return of its acquire function
 // (mutex_lock, rwlock_lock) to the entry of its release function

@@ -522,7 +522,10 @@ func (a *Analyzer) check(trs []*record.Transition, cur, i, j int) {
 		}
 		for y := lo; y < len(bs) && bs[y].addr < e.end; y++ {
 			f := &bs[y]
-			if f.end <= e.addr || !(e.write || f.write) {
+			// Two atomic accesses never race (each is indivisible, and
+			// the program chose them to synchronise); an atomic against a
+			// plain access can.
+			if f.end <= e.addr || !(e.write || f.write) || (e.atomic && f.atomic) {
 				continue
 			}
 			var race bool

@@ -213,12 +213,12 @@ func TestMutexInternals(t *testing.T) {
 	for _, md := range []Mode{Limited, Pure} {
 		wantKeys(t, md.String(), New(md, Options{}).Branch(b, pairs))
 	}
-	// TESTING_MUTEXES: the lock word and the owner race (unprotected); x
-	// is still protected by m.
+	// TESTING_MUTEXES: the owner field races (unprotected plain stores);
+	// the lock word's atomic swaps do not race with each other; x is
+	// still protected by m.
 	got := New(Limited, Options{TestingMutexes: true}).Branch(b, pairs)
 	wantKeys(t, "limited testing mutexes", got,
-		[2]uint64{0x300, 0x300}, [2]uint64{0x300, 0x30c}, [2]uint64{0x304, 0x304},
-		[2]uint64{0x304, 0x308}, [2]uint64{0x308, 0x308}, [2]uint64{0x30c, 0x30c})
+		[2]uint64{0x304, 0x304}, [2]uint64{0x304, 0x308}, [2]uint64{0x308, 0x308})
 	for _, c := range got {
 		// T1's lock-side PC before T2's unlock-side one, and T1's unlock
 		// side before T2's lock side: both orders in one branch.
@@ -226,22 +226,41 @@ func TestMutexInternals(t *testing.T) {
 			t.Errorf("%v should be both-order", c)
 		}
 	}
-	if c := find(got, 0x300, 0x30c); c == nil || !c.A.Atomic || !c.B.Atomic {
-		t.Errorf("atomic flags: %+v", c)
-	}
+
 	// Pure, TESTING_MUTEXES: T1's lock body (before its release at
 	// mutex_unlock entry) happens-before everything T2 does after its
 	// acquire, i.e. T2's unlock body, but not T2's lock body; T1's unlock
 	// body (after its release) races with both bodies of T2. So the keys
-	// are the same six, but the lock/unlock ones are seen in one order
-	// only (unlock-side PC first).
+	// are the same three plain-store ones, but the lock/unlock one is seen
+	// in one order only (unlock-side PC first).
 	got = New(Pure, Options{TestingMutexes: true}).Branch(b, pairs)
 	wantKeys(t, "pure testing mutexes", got,
-		[2]uint64{0x300, 0x300}, [2]uint64{0x300, 0x30c}, [2]uint64{0x304, 0x304},
-		[2]uint64{0x304, 0x308}, [2]uint64{0x308, 0x308}, [2]uint64{0x30c, 0x30c})
+		[2]uint64{0x304, 0x304}, [2]uint64{0x304, 0x308}, [2]uint64{0x308, 0x308})
 	for _, c := range got {
 		if want := c.A.PC == c.B.PC; c.BothOrder != want {
 			t.Errorf("pure testing mutexes: %v, want both-order %v", c, want)
+		}
+	}
+}
+
+// TestAtomicPairs: two atomic accesses to one location never race, in
+// either mode; an atomic against a plain access races as any conflict
+// does (issue: amoswap/amoadd/lr/sc in atomic.c were candidates).
+func TestAtomicPairs(t *testing.T) {
+	amo := func(b *tb, pc uint64) *tb {
+		return b.access(record.Access{Addr: x, PC: pc, Write: true, Atomic: true})
+	}
+	aload := func(b *tb, pc uint64) *tb { return b.access(record.Access{Addr: x, PC: pc, Atomic: true}) }
+	for _, md := range []Mode{Limited, Pure} {
+		// atomic RMW vs atomic RMW, and lr (atomic load) vs sc.
+		b := trs(amo(aload(tr(1).create(2), 0x100), 0x104), amo(aload(tr(2), 0x200), 0x204))
+		wantKeys(t, md.String()+" atomic vs atomic", New(md, Options{}).Branch(b, [][2]int{{0, 1}}))
+		// atomic RMW vs a plain load and a plain store.
+		b = trs(amo(tr(1).create(2), 0x100), tr(2).rd(x, 0x200).wr(x, 0x204))
+		got := New(md, Options{}).Branch(b, [][2]int{{0, 1}})
+		wantKeys(t, md.String()+" atomic vs plain", got, [2]uint64{0x100, 0x200}, [2]uint64{0x100, 0x204})
+		if c := find(got, 0x100, 0x200); c == nil || !c.A.Atomic || c.B.Atomic {
+			t.Errorf("%s: atomic flags %+v", md, c)
 		}
 	}
 }
@@ -636,7 +655,7 @@ func refAnalyze(mode Mode, opt Options, cur int, trs []*record.Transition, pairs
 					continue
 				}
 				overlap := a.Addr < b.Addr+uint64(b.Size) && b.Addr < a.Addr+uint64(a.Size)
-				if !overlap || !(a.Write || b.Write) {
+				if !overlap || !(a.Write || b.Write) || (a.Atomic && b.Atomic) {
 					continue
 				}
 				var race bool
@@ -753,7 +772,7 @@ func TestNoSyncModesAgree(t *testing.T) {
 			for _, p := range pairs {
 				for _, a := range b[p[0]].Accesses {
 					for _, c := range b[p[1]].Accesses {
-						if a.Addr < c.Addr+uint64(c.Size) && c.Addr < a.Addr+uint64(a.Size) && (a.Write || c.Write) {
+						if a.Addr < c.Addr+uint64(c.Size) && c.Addr < a.Addr+uint64(a.Size) && (a.Write || c.Write) && !(a.Atomic && c.Atomic) {
 							k := [2]uint64{min(a.PC, c.PC), max(a.PC, c.PC)}
 							if !slices.Contains(brute, k) {
 								brute = append(brute, k)
