@@ -175,6 +175,37 @@ func (c *CPU) Fetch(pc uint64) (Inst, bool) {
 	return Decode(w), true
 }
 
+// Fence predecessor and successor bits (fence pred,succ: bits 27-24 and
+// 23-20 are i, o, r, w).
+const (
+	fencePredR = 1 << 25
+	fencePredW = 1 << 24
+	fenceSuccW = 1 << 20
+)
+
+// markOrdered marks the loads and stores of a decoded page that are C11
+// atomics as compiled for RISC-V (the ISA manual's mapping of C/C++
+// atomics, Table A.6): an acquire or seq_cst load is "l{b,h,w,d}; fence
+// r,rw" and a release or seq_cst store "fence rw,w; s{b,h,w,d}". Those
+// accesses are atomic in the program's memory model, so two of them never
+// race (package race). Relaxed atomics compile to plain loads and stores
+// and cannot be told apart; neighbours across a page boundary are not
+// looked at.
+func markOrdered(insts []Inst) {
+	for i := range insts {
+		in := &insts[i]
+		switch {
+		case in.Op >= OpLB && in.Op <= OpLWU && i+1 < len(insts):
+			f := insts[i+1]
+			in.Ordered = f.Op == OpFENCE && f.Raw&fencePredR != 0
+		case in.Op >= OpSB && in.Op <= OpSD && i > 0:
+			f := insts[i-1]
+			// Release: earlier writes (and reads) before this store.
+			in.Ordered = f.Op == OpFENCE && f.Raw&fencePredW != 0 && f.Raw&fenceSuccW != 0
+		}
+	}
+}
+
 // refill makes c.code the decoded page holding pc.
 func (c *CPU) refill(pc uint64) bool {
 	p, perm, ok := c.Mem.ReadPage(pc)
@@ -201,6 +232,7 @@ func (c *CPU) refill(pc uint64) bool {
 			cp.insts[i] = Decode(binary.LittleEndian.Uint32(p.Data[i*4:]))
 			cp.insts[i].Brk = c.bps[vpn<<mem.PageShift|uint64(i*4)]
 		}
+		markOrdered(cp.insts[:])
 		c.codes[p] = cp
 	}
 	c.code, c.codeVPN = cp, vpn

@@ -156,6 +156,9 @@ type Inst struct {
 	Rs2 uint8
 	// Brk is set when a breakpoint sits on this instruction (see CPU.SetBreakpoint).
 	Brk bool
+	// Ordered marks a load or store that is one half of a C11 atomic as
+	// RISC-V compiles it (markOrdered); the tracker reports it as atomic.
+	Ordered bool
 	// Imm is the sign-extended immediate (every RV64 immediate fits in 32
 	// bits; keeping Inst at 16 bytes keeps decoded pages cache-friendly).
 	Imm int32

@@ -102,7 +102,7 @@ func (c *CPU) Run(limit uint64) Stop {
 				v = sext32(v)
 			}
 			if tr != nil {
-				tr.Access(a, uint8(size), false, false, pc)
+				tr.Access(a, uint8(size), false, in.Ordered, pc)
 			}
 			x[in.Rd] = v
 		case OpSB, OpSH, OpSW, OpSD:
@@ -112,7 +112,7 @@ func (c *CPU) Run(limit uint64) Stop {
 				goto stop
 			}
 			if tr != nil {
-				tr.Access(a, uint8(size), true, false, pc)
+				tr.Access(a, uint8(size), true, in.Ordered, pc)
 			}
 
 		case OpADDI:
