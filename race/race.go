@@ -127,6 +127,7 @@ type Analyzer struct {
 
 	// Per-branch scratch, kept to avoid allocating per branch.
 	tids    map[record.TID]int32
+	tidOf   []record.TID // the inverse of tids
 	thr     []thread
 	ls      locksets
 	vc      vclocks
@@ -296,10 +297,16 @@ func (a *Analyzer) replay(trs []*record.Transition) {
 	}
 	n := len(a.tids)
 	a.thr = resize(a.thr, n)
-	for i := range a.thr {
-		a.thr[i] = thread{frames: a.thr[i].frames[:0]}
+	a.tidOf = resize(a.tidOf, n)
+	for tid, i := range a.tids {
+		a.tidOf[i] = tid
 	}
 	a.ls.reset()
+	for i := range a.thr {
+		// Every thread holds its own thread lock for its whole life (the
+		// exit-to-join edge under Limited HB: see fnJoin).
+		a.thr[i] = thread{frames: a.thr[i].frames[:0], ls: a.ls.add(0, threadLock(a.tidOf[i]))}
+	}
 	pure := a.mode == Pure
 	if pure {
 		a.vc.reset(n)
@@ -403,6 +410,11 @@ const (
 	fnRwlockLock
 	fnRwlockUnlock
 	fnInitDestroy // cond, sem, rwlock init/destroy
+	// fnJoin: thr_join(tid) returned, so everything thread tid did
+	// happens-before what the joiner does next. Under Limited HB the
+	// joiner takes tid's thread lock (held by tid from its start) for
+	// good; under Pure HB its clock joins tid's clock at its exit.
+	fnJoin
 )
 
 func classify(name string) fnKind {
@@ -419,6 +431,8 @@ func classify(name string) fnKind {
 		return fnRwlockUnlock
 	case "cond_init", "cond_destroy", "sem_init", "sem_destroy", "rwlock_init", "rwlock_destroy":
 		return fnInitDestroy
+	case "thr_join":
+		return fnJoin
 	}
 	return fnOther
 }
@@ -433,7 +447,14 @@ func (f fnKind) initDestroy() bool { return f == fnMutexInitDestroy || f == fnIn
 const (
 	kindMutex uint8 = iota + 1
 	kindRwlock
+	kindThread // a thread's own lock; the "address" is its TID
 )
+
+func threadLock(tid record.TID) lockKey { return lockKey{uint64(tid), kindThread} }
+
+// exitClock is where a thread's clock is released at its exit, for its
+// joiner (an address no guest lock can have: guest memory is below 2^39).
+func exitClock(tid record.TID) uint64 { return 1<<63 | uint64(uint32(tid)) }
 
 // event applies sync event e of thread t.
 func (a *Analyzer) event(t int32, e *record.SyncEvent) {
@@ -447,6 +468,10 @@ func (a *Analyzer) event(t int32, e *record.SyncEvent) {
 	case record.SyncUnblock:
 		if pure {
 			a.vc.wake(t, a.threadOf(e.Other))
+		}
+	case record.SyncExit:
+		if pure {
+			a.vc.release(t, exitClock(a.tidOf[t]))
 		}
 	case record.SyncEnter:
 		f := classify(e.Func)
@@ -499,6 +524,12 @@ func (a *Analyzer) event(t int32, e *record.SyncEvent) {
 			}
 		case fnRwlockLock:
 			th.ls = a.ls.add(th.ls, lockKey{e.Arg, kindRwlock})
+		case fnJoin:
+			joined := record.TID(int32(e.Arg))
+			th.ls = a.ls.add(th.ls, threadLock(joined))
+			if pure {
+				a.vc.acquire(t, exitClock(joined))
+			}
 		}
 	}
 }

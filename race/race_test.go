@@ -243,6 +243,34 @@ func TestMutexInternals(t *testing.T) {
 	}
 }
 
+// TestJoinOrders: a worker's write before it exits happens-before its
+// joiner's read after thr_join returns, in both modes (issue: Limited HB
+// flagged every such pair); a read before the join still races, and so
+// does a third thread that joined nobody.
+func TestJoinOrders(t *testing.T) {
+	exit := record.SyncEvent{Kind: record.SyncExit}
+	for _, md := range []Mode{Limited, Pure} {
+		b := trs(
+			tr(1).create(2).create(3),                                  // 0
+			tr(2).wr(x, 0x200).ev(exit),                                // 1
+			tr(1).enter("thr_join", 2).ret("thr_join", 2).rd(x, 0x100), // 2
+			tr(3).rd(x, 0x300),                                         // 3
+		)
+		got := New(md, Options{}).Branch(b, [][2]int{{1, 2}, {1, 3}})
+		wantKeys(t, md.String()+" after the join", got, [2]uint64{0x200, 0x300})
+
+		b = trs(
+			tr(1).create(2),            // 0
+			tr(2).wr(x, 0x200),         // 1
+			tr(1).rd(x, 0x100),         // 2: before the join
+			tr(2).ev(exit),             // 3
+			tr(1).enter("thr_join", 2), // 4
+		)
+		got = New(md, Options{}).Branch(b, [][2]int{{1, 2}})
+		wantKeys(t, md.String()+" before the join", got, [2]uint64{0x100, 0x200})
+	}
+}
+
 // TestAtomicPairs: two atomic accesses to one location never race, in
 // either mode; an atomic against a plain access races as any conflict
 // does (issue: amoswap/amoadd/lr/sc in atomic.c were candidates).
