@@ -619,3 +619,24 @@ func TestExploreDataRaceFunc(t *testing.T) {
 		t.Errorf("thread1's data-race PPs changed nothing: %d interleavings either way", none.Interleavings)
 	}
 }
+
+// TestCorrectProgramsNoRaces: correct programs get no data-race
+// candidate, under both happens-before modes, over their whole state
+// space: not in the reference library (thr_join's wait for the exiting
+// thread's amoswap, the mutex's own words, thr_create's tcb), and not for
+// a worker's write that main reads after thr_join (mutex_test's count,
+// thr_exit_status's status).
+func TestCorrectProgramsNoRaces(t *testing.T) {
+	for _, name := range []string{"ref/mutex_test", "ref/thr_exit_status", "ref/rwlock_downgrade_read_test", "ref/broadcast_test"} {
+		for _, hb := range []string{"limited", "pure"} {
+			code, out, errOut, _ := explore(t, fixture(t, name), "--no-store", "--quiet", "--json", "--hb", hb)
+			var doc exploreDoc
+			if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitOK || !doc.Verified {
+				t.Fatalf("%s --hb %s: exit %d, %v\n%s", name, hb, code, err, errOut)
+			}
+			if len(doc.Races) != 0 {
+				t.Errorf("%s --hb %s: %d race candidates in a correct program: %+v", name, hb, len(doc.Races), doc.Races)
+			}
+		}
+	}
+}
