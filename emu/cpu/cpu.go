@@ -186,24 +186,37 @@ const (
 // markOrdered marks the loads and stores of a decoded page that are C11
 // atomics as compiled for RISC-V (the ISA manual's mapping of C/C++
 // atomics, Table A.6): an acquire or seq_cst load is "l{b,h,w,d}; fence
-// r,rw" and a release or seq_cst store "fence rw,w; s{b,h,w,d}". Those
-// accesses are atomic in the program's memory model, so two of them never
-// race (package race). Relaxed atomics compile to plain loads and stores
-// and cannot be told apart; neighbours across a page boundary are not
-// looked at.
+// r,rw" and a release or seq_cst store "fence rw,w; s{b,h,w,d}", with at
+// most register-only instructions between them (compilers schedule a
+// "li" there). Those accesses are atomic in the program's memory model,
+// so two of them never race (package race). Relaxed atomics compile to
+// plain loads and stores and cannot be told apart; neighbours across a
+// page boundary are not looked at.
 func markOrdered(insts []Inst) {
 	for i := range insts {
 		in := &insts[i]
 		switch {
-		case in.Op >= OpLB && in.Op <= OpLWU && i+1 < len(insts):
-			f := insts[i+1]
-			in.Ordered = f.Op == OpFENCE && f.Raw&fencePredR != 0
-		case in.Op >= OpSB && in.Op <= OpSD && i > 0:
-			f := insts[i-1]
+		case in.Op >= OpLB && in.Op <= OpLWU:
+			j := i + 1
+			for j < len(insts) && insts[j].Op.registerOnly() {
+				j++
+			}
+			in.Ordered = j < len(insts) && insts[j].Op == OpFENCE && insts[j].Raw&fencePredR != 0
+		case in.Op >= OpSB && in.Op <= OpSD:
+			j := i - 1
+			for j >= 0 && insts[j].Op.registerOnly() {
+				j--
+			}
 			// Release: earlier writes (and reads) before this store.
-			in.Ordered = f.Op == OpFENCE && f.Raw&fencePredW != 0 && f.Raw&fenceSuccW != 0
+			in.Ordered = j >= 0 && insts[j].Op == OpFENCE && insts[j].Raw&fencePredW != 0 && insts[j].Raw&fenceSuccW != 0
 		}
 	}
+}
+
+// registerOnly reports whether the op only computes on registers: no
+// memory access, no control transfer, no fence, no system call.
+func (o Op) registerOnly() bool {
+	return o == OpLUI || o == OpAUIPC || (o >= OpADDI && o <= OpREMUW)
 }
 
 // refill makes c.code the decoded page holding pc.

@@ -26,6 +26,10 @@ func TestMarkOrdered(t *testing.T) {
 		{"store after fence r,rw (no w after)", []uint32{fenceRR, sw}, []bool{false, false}},
 		{"seq_cst load", []uint32{0x0330000f, lw, fenceRR}, []bool{false, true, false}},
 		{"load at the end of the page", []uint32{addi, lw}, []bool{false, false}},
+		{"release store after a scheduled li", []uint32{fenceRW, addi, sw}, []bool{false, false, true}},
+		{"acquire load, then an add, then the fence", []uint32{lw, addi, fenceRR}, []bool{true, false, false}},
+		{"a branch between fence and store", []uint32{fenceRW, 0x00050463, sw}, []bool{false, false, false}}, // beqz a0
+		{"a load between fence and store", []uint32{fenceRW, lw, sw}, []bool{false, false, false}},
 	}
 	for _, c := range cases {
 		insts := make([]Inst, len(c.words))
