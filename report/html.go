@@ -116,7 +116,7 @@ h1 { margin: 0 0 0.3em 0; }
 h1.bug { color: #b00020; }
 .bug-message { white-space: pre-wrap; font-family: ui-monospace, monospace; background: #fff0f0; border-left: 4px solid #b00020; padding: 0.4em 0.8em; }
 .stack { margin: 0.3em 0 0.8em 1em; }
-.frame { display: block; white-space: pre; }
+.frame { display: block; white-space: pre-wrap; overflow-wrap: anywhere; }
 .frame .pc { color: #888; }
 .frame .loc { color: #055; }
 dl.counts { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
@@ -124,8 +124,12 @@ dl.counts dt { font-weight: bold; }
 dl.counts dd { margin: 0; }
 .detail { border: 1px solid #ddd; padding: 0.3em 0.8em; margin: 0.5em 0; }
 .detail h3 { margin: 0.2em 0; font-size: 1em; }
-table#trace { border-collapse: collapse; margin: 1em 0; }
-table#trace th, table#trace td { border: 1px solid #ccc; padding: 0.3em 0.5em; vertical-align: top; text-align: left; }
+/* The table fits the window whatever the number of threads: fixed
+   layout, equal thread columns, long frames wrap. So every column, the
+   failing thread's included, is on screen at any window width. */
+table#trace { border-collapse: collapse; margin: 1em 0; table-layout: fixed; width: 100%; }
+table#trace th, table#trace td { border: 1px solid #ccc; padding: 0.3em 0.5em; vertical-align: top; text-align: left; overflow-wrap: anywhere; }
+table#trace thead th:first-child { width: 6.5em; }
 table#trace thead th { background: #eee; position: sticky; top: 0; }
 table#trace td.idx { color: #666; white-space: nowrap; }
 table#trace td.active { background: #f7fbff; }

@@ -47,8 +47,9 @@ func ChromiumPath() (string, error) {
 // DumpDOM loads htmlPath in headless Chromium and returns the DOM as the
 // browser built it (chromium --headless --dump-dom). It uses a throwaway
 // profile, kills the browser's whole process group when done, and gives up
-// after DumpDOMTimeout.
-func DumpDOM(htmlPath string) (string, error) {
+// after DumpDOMTimeout. Extra Chromium flags (e.g. --window-size=W,H) may
+// be given.
+func DumpDOM(htmlPath string, extra ...string) (string, error) {
 	bin, err := ChromiumPath()
 	if err != nil {
 		return "", err
@@ -69,10 +70,10 @@ func DumpDOM(htmlPath string) (string, error) {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
 	ctx, cancel := context.WithTimeout(context.Background(), DumpDOMTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
-		"--user-data-dir="+profile, "--dump-dom", u.String())
+		"--user-data-dir=" + profile}, extra...)
+	cmd := exec.CommandContext(ctx, bin, append(args, "--dump-dom", u.String())...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
