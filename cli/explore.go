@@ -194,6 +194,7 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, res *job.Res
 	var writeErr error
 	if res.Trace != nil {
 		// A failure to write must not lose the bug: it is still printed.
+		res.Trace.Races = reportRaces(res.Races)
 		files, writeErr = writeTraces(f.traceDir, path, res.Trace)
 		if writeErr != nil {
 			fmt.Fprintf(stderr, "landslide: writing the bug report: %v\n", writeErr)
@@ -226,7 +227,9 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, res *job.Res
 	default:
 		fmt.Fprintf(out, "Not verified: %s after %d interleavings; %s.\n", stopReason(res), res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
 	}
-	writeRaces(out, res)
+	if res.Trace == nil || len(res.Races) == 0 { // the bug report's text lists them
+		writeRaces(out, res)
+	}
 	if run != nil {
 		fmt.Fprintf(out, "Stored as run %s in %s (landslide show %s; landslide replay %s for a bug; landslide races %s).\n",
 			run.ID, dir, run.ID, run.ID, run.ID)
@@ -281,55 +284,23 @@ func liveLine(p job.Progress) string {
 		max(p.Wall, e.Elapsed).Round(time.Second), p.Races)
 }
 
-// writeRaces lists the data-race candidates.
+// writeRaces lists the data-race candidates with both stacks (the same
+// text as the .txt report's).
 func writeRaces(w io.Writer, res *job.Result) {
-	if len(res.Races) == 0 {
-		fmt.Fprintln(w, "Data-race candidates: none.")
-		return
-	}
-	fmt.Fprintf(w, "Data-race candidates (%d):\n", len(res.Races))
-	for _, r := range res.Races {
-		fmt.Fprintf(w, "  %s\n", raceLine(r.Candidate))
-		for i, st := range [][]report.Frame{r.StackA, r.StackB} {
-			side := []string{"A", "B"}[i]
-			for k, fr := range st {
-				if k == 0 {
-					fmt.Fprintf(w, "      %s: %s\n", side, fr.Text)
-				} else {
-					fmt.Fprintf(w, "         %s\n", fr.Text)
-				}
-			}
-		}
-	}
+	report.WriteRaces(w, reportRaces(res.Races))
 }
 
-func raceLine(r *race.Candidate) string {
-	var tags []string
-	if r.BothOrder {
-		tags = append(tags, "both-order")
-	} else {
-		tags = append(tags, "single-order")
+// reportRaces is the reports' view of an exploration's candidates.
+func reportRaces(rs []*job.RaceReport) []report.Race {
+	var out []report.Race
+	for _, r := range rs {
+		out = append(out, report.NewRace(r.Candidate, r.StackA, r.StackB))
 	}
-	if r.FirstInterleaving {
-		tags = append(tags, "first interleaving")
-	} else {
-		tags = append(tags, "nondeterministic")
-	}
-	if r.Realloc {
-		tags = append(tags, "free-re-malloc (likely false positive)")
-	}
-	acc := func(s race.Side) string {
-		k := "read"
-		if s.Write {
-			k = "write"
-		}
-		if s.Atomic {
-			k = "atomic " + k
-		}
-		return fmt.Sprintf("thread %d %s at 0x%x", s.Thread, k, s.PC)
-	}
-	return fmt.Sprintf("0x%x: %s vs %s [%s]", r.A.Addr, acc(r.A), acc(r.B), strings.Join(tags, ", "))
+	return out
 }
+
+// raceLine is a candidate's one-line summary.
+func raceLine(r *race.Candidate) string { return report.NewRace(r, nil, nil).Line() }
 
 // checkDir makes sure reports can be written to dir before a long
 // exploration starts.

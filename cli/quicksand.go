@@ -398,6 +398,7 @@ func (q *qsRun) explore(spec quicksand.JobSpec, ctl quicksand.Control, p *parked
 	}
 	out := outcome(res)
 	if res.Trace != nil {
+		res.Trace.Races = reportRaces(res.Races) // the failing job's candidates
 		q.mu.Lock()
 		b := &qsBug{Job: spec.ID, Message: out.Bug, Trace: res.Trace, PPSet: strings.Join(res.PPSet, ", ")}
 		if res.Bug != nil {

@@ -108,6 +108,17 @@ transition as it is re-executed. Exit 1 when the trace reproduces its bug,
 			if err != nil {
 				return usageErr("replaying run %s trace %d: %v", run.ID, tr.ID, err)
 			}
+			if res.Report != nil {
+				// The report carries the job's race candidates, as when it
+				// was found.
+				recs, err := st.Races(run.ID, tr.Job)
+				if err != nil {
+					return storeErr(st.Dir(), err)
+				}
+				for _, r := range recs {
+					res.Report.Races = append(res.Report.Races, report.NewRace(&r.Candidate, r.StackA, r.StackB))
+				}
+			}
 			from := "the program's start"
 			if res.From > 0 {
 				from = fmt.Sprintf("the checkpoint at PP %d", res.From)
@@ -205,15 +216,25 @@ twice gives the same output.`,
 				return writeJSON(out, doc)
 			}
 			fmt.Fprintf(out, "Run %s, %s happens-before, over %d stored interleavings (nothing re-executed):\n", run.ID, mode, n)
-			if len(cands) == 0 {
-				fmt.Fprintln(out, "Data-race candidates: none.")
-				return nil
+			// Both stacks of every candidate, as stored by the exploration
+			// (a pair only this mode finds has the racing instructions).
+			recs, err := st.Races(run.ID, jobID)
+			if err != nil {
+				return storeErr(st.Dir(), err)
 			}
-			fmt.Fprintf(out, "Data-race candidates (%d):\n", len(cands))
+			stacks := map[[2]uint64][2][]report.Frame{}
+			for _, r := range recs {
+				stacks[r.Candidate.Key()] = [2][]report.Frame{r.StackA, r.StackB}
+			}
+			var races []report.Race
 			for _, c := range cands {
-				fmt.Fprintf(out, "  %s\n", raceLine(c))
-				fmt.Fprintf(out, "      A: %s\n      B: %s\n", syms.Describe(c.A.PC, false), syms.Describe(c.B.PC, false))
+				st, ok := stacks[c.Key()]
+				if !ok {
+					st = [2][]report.Frame{report.Frames(syms, []uint64{c.A.PC}), report.Frames(syms, []uint64{c.B.PC})}
+				}
+				races = append(races, report.NewRace(c, st[0], st[1]))
 			}
+			report.WriteRaces(out, races)
 			return nil
 		},
 	}

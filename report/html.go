@@ -23,7 +23,26 @@ type htmlView struct {
 	Coverage string
 	Failure  int // index of the failing step, -1 if none
 	Legend   []legendItem
+	BugStack []htmlFrame // the bug's stack, with source
+	Races    []htmlRace
 }
+
+// htmlFrame is a frame with the source lines around it (none when the
+// source is not readable).
+type htmlFrame struct {
+	Frame Frame
+	Src   []SourceLine
+}
+
+// htmlRace is a race candidate with both stacks' source context.
+type htmlRace struct {
+	Race Race
+	A, B []htmlFrame
+}
+
+// sourceContextLines is how many lines of source the HTML report shows
+// on each side of a frame's line.
+const sourceContextLines = 2
 
 type htmlRow struct {
 	Step  Step
@@ -82,6 +101,20 @@ func (t *Trace) htmlView() *htmlView {
 	col := map[int32]int{}
 	for i, c := range v.Cols {
 		col[c] = i
+	}
+	cache := map[string][]string{}
+	frames := func(fs []Frame) []htmlFrame {
+		var out []htmlFrame
+		for _, f := range fs {
+			out = append(out, htmlFrame{Frame: f, Src: sourceContext(cache, f.File, f.Line, sourceContextLines)})
+		}
+		return out
+	}
+	if t.Bug != nil {
+		v.BugStack = frames(t.Bug.Stack)
+	}
+	for _, r := range t.Races {
+		v.Races = append(v.Races, htmlRace{Race: r, A: frames(r.A.Stack), B: frames(r.B.Stack)})
 	}
 	for _, s := range t.Steps {
 		cells := make([]bool, len(v.Cols))
@@ -158,6 +191,8 @@ ul.events { margin: 0.2em 0 0 0; padding-left: 1.2em; font-size: 0.85em; color: 
 .legend dd { display: inline; margin: 0; }
 .legend div { margin: 0.15em 0; }
 pre.replay { background: #f4f4f4; padding: 0.5em; white-space: pre-wrap; }
+pre.src { margin: 0.1em 0 0.4em 2em; padding: 0.2em 0.5em; background: #f8f8f8; border-left: 2px solid #ddd; font-size: 0.8em; white-space: pre-wrap; overflow-wrap: anywhere; }
+pre.src .hit { background: #fff3c4; font-weight: bold; }
 </style>
 </head>
 <body>
@@ -168,7 +203,7 @@ pre.replay { background: #f4f4f4; padding: 0.5em; white-space: pre-wrap; }
 <p class="bug-message">{{.Message}}</p>
 {{- if .Stack}}
 <h2>Current stack (thread {{.Thread}}):</h2>
-<div class="stack">{{range .Stack}}{{template "frame" .}}{{end}}</div>
+<div class="stack">{{range $.BugStack}}{{template "srcframe" .}}{{end}}</div>
 {{- end}}
 {{- range .Details}}
 <div class="detail">
@@ -226,6 +261,22 @@ pre.replay { background: #f4f4f4; padding: 0.5em; white-space: pre-wrap; }
 </table>
 </section>
 
+{{- if .Races}}
+<section id="races">
+<h2>Data-race candidates ({{len .Races}})</h2>
+<p>Pairs of accesses to the same memory, at least one a write and not both atomic, that no lock (Limited HB) or happens-before edge (Pure HB) ordered in some explored interleaving.</p>
+{{- range .Races}}
+<div class="detail race-candidate">
+<h3>{{.Race.Line}}</h3>
+<span class="race-side">A: thread {{.Race.A.Thread}}</span>
+<div class="stack">{{range .A}}{{template "srcframe" .}}{{end}}</div>
+<span class="race-side">B: thread {{.Race.B.Thread}}</span>
+<div class="stack">{{range .B}}{{template "srcframe" .}}{{end}}</div>
+</div>
+{{- end}}
+</section>
+{{- end}}
+
 <section id="legend" class="legend">
 <h2>Legend</h2>
 <dl>
@@ -245,5 +296,7 @@ pre.replay { background: #f4f4f4; padding: 0.5em; white-space: pre-wrap; }
 {{- end}}
 </body>
 </html>
+{{define "srcframe"}}{{template "frame" .Frame}}{{with .Src}}<pre class="src">{{range .}}<span class="{{if .Hit}}hit{{end}}">{{printf "%5d" .N}}  {{.Text}}</span>
+{{end}}</pre>{{end}}{{end}}
 {{define "frame"}}<span class="frame" title="pc {{hex .PC}}">{{if .Func}}<span class="pc">{{hex .PC}}</span> in <b>{{.Func}}</b>{{with .File}} <span class="loc">({{.}}:{{$.Line}})</span>{{end}}{{else if .Text}}{{.Text}}{{else}}{{hex .PC}}{{end}}</span>{{end}}
 `

@@ -27,6 +27,9 @@ type Trace struct {
 	Threads       []int32  `json:"threads"`        // column order: ascending tids that appear
 	Steps         []Step   `json:"steps"`
 	Replay        string   `json:"replay,omitempty"` // shell command replaying this trace
+	// Races are the data-race candidates of the exploration that found
+	// this trace, with both stacks (as explore lists them).
+	Races []Race `json:"races,omitempty"`
 }
 
 // Step is one transition: a row of the trace table. The cell of the
@@ -207,6 +210,10 @@ func (t *Trace) WriteText(w io.Writer) error {
 			fmt.Fprintf(ew, "          this access: %s\n", s.Race.Access.Text)
 			fmt.Fprintf(ew, "          other access (thread %d): %s\n", s.Race.OtherThread, s.Race.Other.Text)
 		}
+	}
+	if len(t.Races) > 0 {
+		fmt.Fprintln(ew)
+		WriteRaces(ew, t.Races)
 	}
 	if t.Replay != "" {
 		fmt.Fprintf(ew, "\nReplay: %s\n", t.Replay)
