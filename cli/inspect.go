@@ -165,6 +165,17 @@ func newLsCmd() *cobra.Command {
 				}
 				docs = append(docs, d)
 			}
+			// Runs the counter knows that the store lost entirely.
+			listed := map[string]bool{}
+			for _, r := range runs {
+				listed[r.ID] = true
+			}
+			for _, l := range st.Lost() {
+				if !listed[l.Run] {
+					listed[l.Run] = true
+					damage = append(damage, usageErr("store %s: %s", st.Dir(), l))
+				}
+			}
 			defer func() {
 				var ee *exitError
 				switch {

@@ -297,8 +297,24 @@ func (s *Store) open(fs vfs.FS, ro bool) error {
 	}
 	// A job record that does not read is reported when it is read; the
 	// comparison covers what can be read.
-	s.lost, _ = s.checkCounter()
+	lost, _ := s.checkCounter()
+	// A run that is gone altogether is one entry, not one per job.
+	for _, l := range lost {
+		if l.Job == 0 || !runGone(lost, l.Run) {
+			s.lost = append(s.lost, l)
+		}
+	}
 	return nil
+}
+
+// runGone reports whether Lost says the whole run is gone.
+func runGone(lost []Lost, run string) bool {
+	for _, l := range lost {
+		if l.Run == run && l.Job == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Lost lists the jobs (and runs) whose stored records are older than
@@ -377,13 +393,22 @@ func (s *Store) checkVersion(ro bool) error {
 	if err != nil {
 		return err
 	}
+	if c := loadCounter(s.dir); empty && len(c.counts) > 0 {
+		return &CorruptError{Dir: s.dir, Whole: true,
+			Err: fmt.Errorf("the store holds no record, but its commit counter lists %d committed jobs and runs: the write-ahead log that held them is gone", len(c.counts))}
+	}
 	if ro || !empty {
 		return fmt.Errorf("%s is a Pebble database with no landslide format version (found none; this landslide supports version %d): %w",
 			s.dir, FormatVersion, ErrVersion)
 	}
-	// A new store (or one whose creation stopped before this write).
+	// A new store (or one whose creation stopped before this write). The
+	// version is flushed into a table at once, so that a damaged log
+	// can never make the store look like a foreign Pebble database.
 	return s.guard(func() error {
-		return s.db.Set(keyVersion, []byte(strconv.Itoa(FormatVersion)), pebble.Sync)
+		if err := s.db.Set(keyVersion, []byte(strconv.Itoa(FormatVersion)), pebble.Sync); err != nil {
+			return err
+		}
+		return s.db.Flush()
 	})
 }
 
