@@ -101,6 +101,21 @@ func TestReportsCarryRaces(t *testing.T) {
 	if !strings.Contains(races, "      A: ") || !strings.Contains(races, "\n         0x") {
 		t.Errorf("races prints only the top frames:\n%s", races)
 	}
+	_, races, _ = storeCLI(dir, "races", runs[0].ID, "--json")
+	var rdoc struct {
+		Races []struct {
+			StackA []any `json:"stack_a"`
+			StackB []any `json:"stack_b"`
+		} `json:"races"`
+	}
+	if err := json.Unmarshal([]byte(races), &rdoc); err != nil || len(rdoc.Races) == 0 {
+		t.Fatalf("races --json: %v\n%s", err, races)
+	}
+	for _, r := range rdoc.Races {
+		if len(r.StackA) < 2 || len(r.StackB) < 2 {
+			t.Errorf("races --json without both stacks: %+v", r)
+		}
+	}
 }
 
 func htmlEscape(s string) string {

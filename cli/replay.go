@@ -183,39 +183,6 @@ twice gives the same output.`,
 			}
 			syms := k.Symbols()
 			out := cmd.OutOrStdout()
-			if asJSON {
-				type side struct {
-					PC     uint64 `json:"pc"`
-					Where  string `json:"where"`
-					Thread int32  `json:"thread"`
-					Write  bool   `json:"write"`
-					Atomic bool   `json:"atomic"`
-				}
-				type cand struct {
-					Addr              uint64 `json:"addr"`
-					A                 side   `json:"a"`
-					B                 side   `json:"b"`
-					BothOrder         bool   `json:"both_order"`
-					FirstInterleaving bool   `json:"first_interleaving"`
-					Realloc           bool   `json:"free_re_malloc"`
-					Count             int    `json:"count"`
-				}
-				doc := struct {
-					Run           string `json:"run"`
-					HB            string `json:"hb"`
-					Interleavings int    `json:"interleavings"`
-					Races         []cand `json:"races"`
-				}{Run: run.ID, HB: mode.String(), Interleavings: n, Races: []cand{}}
-				sd := func(s race.Side) side {
-					return side{PC: s.PC, Where: syms.Describe(s.PC, false).String(), Thread: int32(s.Thread), Write: s.Write, Atomic: s.Atomic}
-				}
-				for _, c := range cands {
-					doc.Races = append(doc.Races, cand{Addr: c.A.Addr, A: sd(c.A), B: sd(c.B), BothOrder: c.BothOrder,
-						FirstInterleaving: c.FirstInterleaving, Realloc: c.Realloc, Count: c.Count})
-				}
-				return writeJSON(out, doc)
-			}
-			fmt.Fprintf(out, "Run %s, %s happens-before, over %d stored interleavings (nothing re-executed):\n", run.ID, mode, n)
 			// Both stacks of every candidate, as stored by the exploration
 			// (a pair only this mode finds has the racing instructions).
 			recs, err := st.Races(run.ID, jobID)
@@ -228,12 +195,48 @@ twice gives the same output.`,
 			}
 			var races []report.Race
 			for _, c := range cands {
-				st, ok := stacks[c.Key()]
+				sk, ok := stacks[c.Key()]
 				if !ok {
-					st = [2][]report.Frame{report.Frames(syms, []uint64{c.A.PC}), report.Frames(syms, []uint64{c.B.PC})}
+					sk = [2][]report.Frame{report.Frames(syms, []uint64{c.A.PC}), report.Frames(syms, []uint64{c.B.PC})}
 				}
-				races = append(races, report.NewRace(c, st[0], st[1]))
+				races = append(races, report.NewRace(c, sk[0], sk[1]))
 			}
+			if asJSON {
+				type side struct {
+					PC     uint64 `json:"pc"`
+					Where  string `json:"where"`
+					Thread int32  `json:"thread"`
+					Write  bool   `json:"write"`
+					Atomic bool   `json:"atomic"`
+				}
+				type cand struct {
+					Addr              uint64         `json:"addr"`
+					A                 side           `json:"a"`
+					B                 side           `json:"b"`
+					BothOrder         bool           `json:"both_order"`
+					FirstInterleaving bool           `json:"first_interleaving"`
+					Realloc           bool           `json:"free_re_malloc"`
+					Count             int            `json:"count"`
+					StackA            []report.Frame `json:"stack_a"`
+					StackB            []report.Frame `json:"stack_b"`
+				}
+				doc := struct {
+					Run           string `json:"run"`
+					HB            string `json:"hb"`
+					Interleavings int    `json:"interleavings"`
+					Races         []cand `json:"races"`
+				}{Run: run.ID, HB: mode.String(), Interleavings: n, Races: []cand{}}
+				sd := func(s race.Side) side {
+					return side{PC: s.PC, Where: syms.Describe(s.PC, false).String(), Thread: int32(s.Thread), Write: s.Write, Atomic: s.Atomic}
+				}
+				for i, c := range cands {
+					doc.Races = append(doc.Races, cand{Addr: c.A.Addr, A: sd(c.A), B: sd(c.B), BothOrder: c.BothOrder,
+						FirstInterleaving: c.FirstInterleaving, Realloc: c.Realloc, Count: c.Count,
+						StackA: races[i].A.Stack, StackB: races[i].B.Stack})
+				}
+				return writeJSON(out, doc)
+			}
+			fmt.Fprintf(out, "Run %s, %s happens-before, over %d stored interleavings (nothing re-executed):\n", run.ID, mode, n)
 			report.WriteRaces(out, races)
 			return nil
 		},
