@@ -320,7 +320,8 @@ func runGone(lost []Lost, run string) bool {
 // Lost lists the jobs (and runs) whose stored records are older than
 // their last commit, found when the store was opened: the write-ahead log
 // that held those commits was damaged or lost (doc.go, "The commit
-// counter"). A later commit of the same job ends its entry.
+// counter"). The list is as of Open: once a resume has committed the job
+// again, the next Open no longer lists it.
 func (s *Store) Lost() []Lost {
 	s.mu.Lock()
 	defer s.mu.Unlock()
