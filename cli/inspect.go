@@ -444,7 +444,11 @@ failed (each is named, with why), 0 otherwise.`,
 				}
 			}
 			if failed > 0 {
-				return usageErr("%d of %d archives not imported (nothing of them was written; the others were imported)", failed, len(args))
+				rest := ""
+				if failed < len(args) {
+					rest = "; the others were imported"
+				}
+				return usageErr("%d of %d archives not imported (nothing of them was written%s)", failed, len(args), rest)
 			}
 			return nil
 		},
