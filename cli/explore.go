@@ -381,6 +381,7 @@ type raceJSON struct {
 
 type sideJSON struct {
 	PC     uint64 `json:"pc"`
+	Where  string `json:"where,omitempty"` // races: the instruction's function and line
 	Thread int32  `json:"thread"`
 	Write  bool   `json:"write"`
 	Atomic bool   `json:"atomic"`
@@ -411,11 +412,16 @@ func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files
 		doc.Run = run.ID
 	}
 	for _, r := range res.Races {
-		side := func(s race.Side) sideJSON {
-			return sideJSON{PC: s.PC, Thread: int32(s.Thread), Write: s.Write, Atomic: s.Atomic}
-		}
-		doc.Races = append(doc.Races, raceJSON{Addr: r.A.Addr, A: side(r.A), B: side(r.B), BothOrder: r.BothOrder,
-			FirstInterleaving: r.FirstInterleaving, Realloc: r.Realloc, Count: r.Count, StackA: r.StackA, StackB: r.StackB})
+		doc.Races = append(doc.Races, newRaceJSON(r.Candidate, r.StackA, r.StackB))
 	}
 	return writeJSON(w, doc)
+}
+
+// newRaceJSON is a candidate in explore's and races' JSON.
+func newRaceJSON(c *race.Candidate, stackA, stackB []report.Frame) raceJSON {
+	side := func(s race.Side) sideJSON {
+		return sideJSON{PC: s.PC, Thread: int32(s.Thread), Write: s.Write, Atomic: s.Atomic}
+	}
+	return raceJSON{Addr: c.A.Addr, A: side(c.A), B: side(c.B), BothOrder: c.BothOrder,
+		FirstInterleaving: c.FirstInterleaving, Realloc: c.Realloc, Count: c.Count, StackA: stackA, StackB: stackB}
 }

@@ -202,37 +202,16 @@ twice gives the same output.`,
 				races = append(races, report.NewRace(c, sk[0], sk[1]))
 			}
 			if asJSON {
-				type side struct {
-					PC     uint64 `json:"pc"`
-					Where  string `json:"where"`
-					Thread int32  `json:"thread"`
-					Write  bool   `json:"write"`
-					Atomic bool   `json:"atomic"`
-				}
-				type cand struct {
-					Addr              uint64         `json:"addr"`
-					A                 side           `json:"a"`
-					B                 side           `json:"b"`
-					BothOrder         bool           `json:"both_order"`
-					FirstInterleaving bool           `json:"first_interleaving"`
-					Realloc           bool           `json:"free_re_malloc"`
-					Count             int            `json:"count"`
-					StackA            []report.Frame `json:"stack_a"`
-					StackB            []report.Frame `json:"stack_b"`
-				}
 				doc := struct {
-					Run           string `json:"run"`
-					HB            string `json:"hb"`
-					Interleavings int    `json:"interleavings"`
-					Races         []cand `json:"races"`
-				}{Run: run.ID, HB: mode.String(), Interleavings: n, Races: []cand{}}
-				sd := func(s race.Side) side {
-					return side{PC: s.PC, Where: syms.Describe(s.PC, false).String(), Thread: int32(s.Thread), Write: s.Write, Atomic: s.Atomic}
-				}
+					Run           string     `json:"run"`
+					HB            string     `json:"hb"`
+					Interleavings int        `json:"interleavings"`
+					Races         []raceJSON `json:"races"`
+				}{Run: run.ID, HB: mode.String(), Interleavings: n, Races: []raceJSON{}}
 				for i, c := range cands {
-					doc.Races = append(doc.Races, cand{Addr: c.A.Addr, A: sd(c.A), B: sd(c.B), BothOrder: c.BothOrder,
-						FirstInterleaving: c.FirstInterleaving, Realloc: c.Realloc, Count: c.Count,
-						StackA: races[i].A.Stack, StackB: races[i].B.Stack})
+					r := newRaceJSON(c, races[i].A.Stack, races[i].B.Stack)
+					r.A.Where, r.B.Where = syms.Describe(c.A.PC, false).String(), syms.Describe(c.B.PC, false).String()
+					doc.Races = append(doc.Races, r)
 				}
 				return writeJSON(out, doc)
 			}
