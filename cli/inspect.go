@@ -139,7 +139,7 @@ func newLsCmd() *cobra.Command {
 		Use:   "ls",
 		Short: "List the runs in the store",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openStore(cmd, true)
 			if err != nil {
 				return err
@@ -176,30 +176,32 @@ func newLsCmd() *cobra.Command {
 					damage = append(damage, usageErr("store %s: %s", st.Dir(), l))
 				}
 			}
-			defer func() {
-				var ee *exitError
-				switch {
-				case len(damage) == 0 || err != nil:
-				case errors.As(damage[0], &ee):
-					err = ee
-				default:
-					err = storeErr(st.Dir(), damage[0])
-				}
-			}()
 			out := cmd.OutOrStdout()
-			if asJSON {
-				return writeJSON(out, docs)
-			}
-			if len(docs) == 0 {
+			switch {
+			case asJSON:
+				if err := writeJSON(out, docs); err != nil {
+					return err
+				}
+			case len(docs) == 0:
 				fmt.Fprintf(out, "No runs in %s.\n", st.Dir())
+			default:
+				tw := tabwriter.NewWriter(out, 2, 8, 2, ' ', 0)
+				fmt.Fprintln(tw, "RUN\tCREATED\tCOMMAND\tPROGRAM\tSTATUS\tINTERLEAVINGS\tRESULT")
+				for _, d := range docs {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, d.Created, d.Command, d.Program, d.Status, d.Branches, d.Message)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			}
+			if len(damage) == 0 {
 				return nil
 			}
-			tw := tabwriter.NewWriter(out, 2, 8, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tCREATED\tCOMMAND\tPROGRAM\tSTATUS\tINTERLEAVINGS\tRESULT")
-			for _, d := range docs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, d.Created, d.Command, d.Program, d.Status, d.Branches, d.Message)
+			var ee *exitError
+			if errors.As(damage[0], &ee) {
+				return ee
 			}
-			return tw.Flush()
+			return storeErr(st.Dir(), damage[0])
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
