@@ -359,6 +359,7 @@ func (q *qsRun) release() {
 func (q *qsRun) explore(spec quicksand.JobSpec, ctl quicksand.Control, p *parkedJob) (*quicksand.Outcome, error) {
 	cfg := q.base
 	cfg.Kernel.SyncPPs = spec.SyncPPs
+	cfg.Kernel.SharedStack = spec.SharedStack
 	if !cfg.PreemptEverywhere {
 		cfg.Kernel.DataRacePCs = spec.DataRacePCs
 	}
@@ -411,7 +412,7 @@ func (q *qsRun) explore(spec quicksand.JobSpec, ctl quicksand.Control, p *parked
 }
 
 func outcome(res *job.Result) *quicksand.Outcome {
-	out := &quicksand.Outcome{Complete: res.Complete && res.Bug == nil}
+	out := &quicksand.Outcome{Complete: res.Complete && res.Bug == nil, SharedStack: res.SharedStack}
 	if res.Bug != nil {
 		out.Bug = fmt.Sprintf("%s: %s", res.Bug.Kind, res.Bug.Message)
 	}

@@ -76,7 +76,10 @@ func TestQuicksandFindsDataRaceBugs(t *testing.T) {
 		// The control completes its one state space with budget left: no
 		// bug in it (exit 0), and not a total verification.
 		code, d, errOut = runQuicksandCLI(t, prog, "--no-store", "--control", "--budget", "2m")
-		if code != ExitOK || d.Result != "ok" || len(d.Bugs) != 0 || d.TotalVerification || len(d.Jobs) != 1 || d.Jobs[0].Status != "complete" || len(d.UncoveredRacePPs) == 0 {
+		// (A bug on a stack location: the control never learns that another
+		// thread touches it, sees no race there, and calls it verified.)
+		if code != ExitOK || d.Result != "ok" || len(d.Bugs) != 0 || d.TotalVerification != (len(d.UncoveredRacePPs) == 0) ||
+			len(d.Jobs) != 1 || d.Jobs[0].Status != "complete" {
 			t.Errorf("%s: --control: exit %d, %+v\n%s", f.Name, code, d, errOut)
 		}
 		t.Logf("%s: %s after %.2fs in job %d %s", f.Name, b.Message, b.FoundAt, b.Job, b.PPSet)

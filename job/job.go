@@ -89,6 +89,11 @@ type Result struct {
 	// Verified: the state space completed without a bug (for this PP set).
 	Verified bool
 	Races    []*RaceReport
+	// SharedStack are the stack locations another thread than their
+	// owner accessed (kernel.Kernel.SharedStackSeen): a later state space
+	// given them (kernel.Config.SharedStack) also records the owner's own
+	// accesses there, so its races on them can become PPs.
+	SharedStack []uint64
 	// Trace is the failing interleaving's report (nil without a bug).
 	Trace   *report.Trace
 	Elapsed time.Duration
@@ -223,7 +228,8 @@ func (j *runner) run() (*Result, error) {
 	if ps != nil && ps.err != nil {
 		return nil, fmt.Errorf("store: %w", ps.err)
 	}
-	out := &Result{Result: res, Elapsed: now(), PPSet: DescribePPs(j.k, cfg), Syms: j.syms}
+	out := &Result{Result: res, Elapsed: now(), PPSet: DescribePPs(j.k, cfg), Syms: j.syms,
+		SharedStack: j.k.SharedStackSeen()}
 	out.Verified = res.Complete && res.Bug == nil
 	for _, c := range j.an.Candidates() {
 		st := j.stacks[c.Key()]

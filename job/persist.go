@@ -234,6 +234,7 @@ func (ps *persister) load() (*dpor.Frontier, time.Duration, error) {
 	if err := decode(fb, "frontier", fr); err != nil {
 		return nil, 0, err
 	}
+	ps.j.k.LearnStack(jb.Stack)
 	sb, err := st.State(p.Run.ID, p.Job)
 	if err != nil {
 		return nil, 0, err
@@ -329,7 +330,7 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 	jb := &store.Job{Run: p.Run.ID, ID: p.Job, PPSet: ps.ppset, Status: status,
 		Interleavings: fr.Branches, Executed: fr.Executed, Transitions: fr.Steps, Budgeted: fr.Budgeted,
 		Bound: fr.Bound, EstSize: est.Size, EstProportion: est.Proportion, EstTotal: int64(est.Total),
-		Elapsed: int64(j.now()), Commits: ps.commits, Spec: ps.spec}
+		Elapsed: int64(j.now()), Commits: ps.commits, Spec: ps.spec, Stack: j.k.SharedStackSeen()}
 	if res != nil {
 		jb.Complete, jb.Bounded = res.Complete, res.Bounded
 	}

@@ -101,7 +101,7 @@ func TestRaceBugsNeedDataRacePPs(t *testing.T) {
 						return key + " (again)", true
 					}
 					bug, err := Run(Config{Program: f.Path(), Image: data, TestingMutexes: testingMutexes,
-						Kernel: kernel.Config{DataRacePCs: pcs, Filters: filters},
+						Kernel: kernel.Config{DataRacePCs: pcs, Filters: filters, SharedStack: res.SharedStack},
 						DPOR:   dpor.Options{MaxInterleavings: 20000}})
 					if err != nil {
 						t.Fatal(err)
@@ -125,6 +125,18 @@ func TestRaceBugsNeedDataRacePPs(t *testing.T) {
 				if !res.Verified || res.Bug != nil {
 					t.Fatalf("HB %v, sync PPs only: verified %v after %d interleavings, bug %v; the bug must need a data-race PP",
 						mode, res.Verified, res.Interleavings, res.Bug)
+				}
+				// 1b: as Quicksand's later jobs do, with the stack locations
+				// another thread touched (the race may be on one).
+				if len(res.SharedStack) > 0 {
+					res, err = Run(Config{Program: f.Path(), Image: data, HB: mode, TestingMutexes: testingMutexes,
+						Kernel: kernel.Config{Filters: filters, SharedStack: res.SharedStack}, DPOR: dpor.Options{MaxInterleavings: 100000}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !res.Verified || res.Bug != nil {
+						t.Fatalf("HB %v, sync PPs and the shared stack locations: verified %v, bug %v", mode, res.Verified, res.Bug)
+					}
 				}
 				// 2: a candidate in RacePPFuncs.
 				n := 0

@@ -78,6 +78,11 @@ type Config struct {
 	MaxPPs int
 	// Args are argv (argv[0] defaults to "prog").
 	Args []string
+	// SharedStack are stack locations (8-byte granules, sorted) that
+	// another thread than their owner was seen to access: the owner's own
+	// accesses to them are recorded too (SharedStackSeen learns them; the
+	// thesis leaves a thread's own stack out only as an optimisation).
+	SharedStack []uint64
 }
 
 func (c *Config) fill() {
@@ -187,6 +192,10 @@ type Kernel struct {
 	ppFuncs    map[uint64]string // entry → name, for sync PPs
 	eventFuncs map[uint64]string // entry → name, for sync events
 	racePCs    map[uint64]bool
+	// sharedStack holds cfg.SharedStack; learned the granules of other
+	// threads' stacks this machine saw accessed (SharedStackSeen).
+	sharedStack map[uint64]bool
+	learned     map[uint64]bool
 
 	// The transition in progress.
 	tr        *record.Transition
@@ -214,6 +223,13 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 		ppFuncs: map[uint64]string{}, eventFuncs: map[uint64]string{},
 		racePCs: map[uint64]bool{},
 		seen:    map[record.Access]struct{}{},
+		learned: map[uint64]bool{},
+	}
+	if len(cfg.SharedStack) > 0 {
+		k.sharedStack = map[uint64]bool{}
+		for _, g := range cfg.SharedStack {
+			k.sharedStack[g&^7] = true
+		}
 	}
 	k.cpu.Watcher = k
 	if !cfg.NoTrack {
@@ -780,6 +796,40 @@ func (k *Kernel) syncEvent(e record.SyncEvent) {
 	}
 }
 
+// learnStack notes an access to another thread's stack: the granules it
+// touches are shared, and the owner's own accesses to them matter too.
+func (k *Kernel) learnStack(addr uint64, size uint8) {
+	for i := range k.st.threads {
+		u := &k.st.threads[i]
+		if i != k.st.cur && addr >= u.stackLo && addr < u.stackHi {
+			k.learned[addr&^7] = true
+			k.learned[(addr+uint64(size)-1)&^7] = true
+			return
+		}
+	}
+}
+
+// LearnStack adds granules to what SharedStackSeen reports (a resumed
+// exploration's, as of its last commit).
+func (k *Kernel) LearnStack(gs []uint64) {
+	for _, g := range gs {
+		k.learned[g&^7] = true
+	}
+}
+
+// SharedStackSeen returns the stack granules (sorted) that a thread other
+// than their owner accessed in any execution of this machine, for the
+// next state spaces' Config.SharedStack. It is not part of a checkpoint:
+// it accumulates over the whole exploration.
+func (k *Kernel) SharedStackSeen() []uint64 {
+	out := make([]uint64, 0, len(k.learned))
+	for g := range k.learned {
+		out = append(out, g)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Access implements cpu.Tracker: it records shared accesses.
 func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) {
 	if pc == k.capturePC && k.captured == nil {
@@ -790,7 +840,11 @@ func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) 
 		t.atomics++ // a spin on atomics in the program, not the library's locks
 	}
 	if addr >= t.stackLo && addr < t.stackHi {
-		return
+		if !k.sharedStack[addr&^7] && !k.sharedStack[(addr+uint64(size)-1)&^7] {
+			return
+		}
+	} else {
+		k.learnStack(addr, size)
 	}
 	if write && k.st.hblocked > 0 {
 		k.wakeWaiters(addr, uint64(size))

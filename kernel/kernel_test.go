@@ -157,7 +157,9 @@ func TestSeededBugs(t *testing.T) {
 				t.Errorf("%s: use-after-free without the free stack: %+v", f.Name, b.Details)
 			}
 		case record.BugDeadlock:
-			if len(b.Details) < 2 {
+			// Every blocked thread is named (a lost wakeup can leave one
+			// thread blocked with nobody else alive).
+			if len(b.Details) < 1 {
 				t.Errorf("%s: deadlock report names %d threads", f.Name, len(b.Details))
 			}
 			for _, d := range b.Details {

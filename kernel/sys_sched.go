@@ -29,7 +29,9 @@ func sysDeschedule(k *Kernel, a args) (uint64, control) {
 		return errno(1), ctlContinue
 	}
 	if k.cpu.Tracker != nil {
-		k.Access(p, 4, false, false, k.cpu.PC-4)
+		// The reject word is read atomically with the deschedule: an
+		// atomic access (it races with no other atomic one).
+		k.Access(p, 4, false, true, k.cpu.PC-4)
 	}
 	if v == 0 {
 		k.cur().state = stDescheduled

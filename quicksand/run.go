@@ -18,6 +18,10 @@ type JobSpec struct {
 	ID          int
 	SyncPPs     []string // never nil: empty means no sync PPs
 	DataRacePCs []uint64 // sorted
+	// SharedStack are the stack locations whose owners' accesses the job
+	// records (fixed at its first start, so a resumed job explores the
+	// same state space).
+	SharedStack []uint64
 	// Resume: the job ran before; continue from its state in the store.
 	Resume bool
 }
@@ -33,6 +37,10 @@ type Step struct {
 type Outcome struct {
 	Complete bool
 	Bug      string // one line; empty without a bug
+	// SharedStack are the stack locations another thread than their
+	// owner accessed (sorted): the jobs started after this one record
+	// their owners' accesses too (JobSpec.SharedStack).
+	SharedStack []uint64
 }
 
 // Control links a running job to Quicksand.
@@ -323,7 +331,10 @@ func (d *driver) worker(first *Job) {
 // spec is job j's configuration (with mu held).
 func (d *driver) spec(j *Job) JobSpec {
 	funcs, pcs := d.s.Reg.Funcs(j.Set)
-	return JobSpec{ID: j.ID, SyncPPs: funcs, DataRacePCs: pcs, Resume: j.Started}
+	if !j.Started && j.SharedStack == nil {
+		j.SharedStack = slices.Clone(d.s.SharedStack)
+	}
+	return JobSpec{ID: j.ID, SyncPPs: funcs, DataRacePCs: pcs, SharedStack: j.SharedStack, Resume: j.Started}
 }
 
 // end applies a job's outcome once (the job's last commit may have
@@ -336,6 +347,7 @@ func (d *driver) end(j *Job, out *Outcome) {
 		out = &Outcome{}
 	}
 	d.s.Now = max(d.s.Now, d.now())
+	d.s.learnStack(out.SharedStack)
 	d.s.Finished(j, out.Complete, out.Bug)
 }
 

@@ -67,6 +67,9 @@ type Job struct {
 	Suspensions int `msgpack:"susp,omitempty"`
 	// FoundAt is the clock when it found its bug (time to the bug).
 	FoundAt time.Duration `msgpack:"found,omitempty"`
+	// SharedStack are the shared stack locations the job records (the
+	// run's, as of its first start).
+	SharedStack []uint64 `msgpack:"stack,omitempty"`
 
 	stop bool // tell the runner to stop at its next report
 }
@@ -154,6 +157,22 @@ type Sched struct {
 	// the interleaving clock Now is no time).
 	CPU  time.Duration `msgpack:"cpu,omitempty"`
 	Wall time.Duration `msgpack:"wall,omitempty"`
+	// SharedStack are the stack locations (8-byte granules, sorted) that
+	// the ended jobs saw another thread than their owner access: the
+	// jobs started later record their owners' accesses there too, so a
+	// race on a wait node on a thread's stack can become a PP (the way
+	// race candidates become PPs; none of this exists under -C, which
+	// runs one job).
+	SharedStack []uint64 `msgpack:"stack,omitempty"`
+}
+
+// learnStack merges a job's shared stack locations into the run's.
+func (s *Sched) learnStack(gs []uint64) {
+	for _, g := range gs {
+		if i, found := slices.BinarySearch(s.SharedStack, g); !found {
+			s.SharedStack = slices.Insert(s.SharedStack, i, g)
+		}
+	}
 }
 
 // New seeds a scheduler with the thesis's user-space seed jobs over the

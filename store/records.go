@@ -86,6 +86,10 @@ type Job struct {
 	Elapsed       int64   `msgpack:"elapsed"`   // ns
 	// Commits counts the commits that wrote this job; Commit increments it.
 	Commits int `msgpack:"commits"`
+	// Stack are the stack locations (8-byte granules, sorted) that the
+	// job's executions so far saw a thread other than their owner access,
+	// so that a resumed job reports the same set at its end.
+	Stack []uint64 `msgpack:"stack,omitempty"`
 	// Spec is the job's own configuration when it differs from the run's
 	// (a Quicksand job's PP set), encoded by the caller; empty otherwise.
 	Spec []byte `msgpack:"spec,omitempty"`

@@ -38,11 +38,14 @@ THR_API void cond_wait(cond_t *cv, mutex_t *mp)
 {
 	cond_waiter_t self;
 
+	/*
+	 * The node is filled in under cv->lock, which the signaller reads it
+	 * under: it is shared with that thread although it is on this stack.
+	 */
+	mutex_lock(&cv->lock);
 	self.next = NULL;
 	self.tid = gettid();
 	self.signaled = 0;
-
-	mutex_lock(&cv->lock);
 	if (cv->tail != NULL)
 		cv->tail->next = &self;
 	else
