@@ -119,7 +119,7 @@ func walHint(file string) string {
 	if !strings.HasSuffix(file, ".log") {
 		return ""
 	}
-	return fmt.Sprintf("; moving %s out of the store directory opens it without the commits that log holds, which are then reported as lost", file)
+	return fmt.Sprintf("; moving %s out of the store directory opens it without the commits that log holds (landslide verify-store then lists what they took with them)", file)
 }
 
 // jobErr is a failed exploration: a store failure or bad input, exit 2.

@@ -50,7 +50,12 @@
 //     so a job's last commit, every import, and any commit FlushInterval
 //     after the last flush are flushed into table files (checksummed
 //     blocks); and the commit counter (below) finds the commits lost
-//     since the last flush.
+//     since the last flush. A log lost from the middle (moved aside so
+//     that the store opens), its later logs intact, leaves the newest
+//     job records and the counter in agreement; what it took shows as a
+//     gap in a job's branch chunks, which number its interleavings 1 to
+//     Job.Executed without a gap: Verify reports a gap or a shortfall,
+//     and offline race analysis stops at it with an error.
 //
 // # The commit counter
 //

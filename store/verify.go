@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,6 +167,7 @@ func (s *Store) verifyRun(v *Verification, r *Run, bins map[string]bool,
 		add(id, string(keyBin(r.Binary)), errors.New("the run's binary is missing"))
 	}
 	jobs := map[int]bool{}
+	executed := map[int]int{} // job -> interleavings its branch chunks must cover
 	scan(id, kindJob+"/"+id+"/", func(k, val []byte) error {
 		j, err := decodeJob(k, val)
 		if err != nil {
@@ -173,6 +175,7 @@ func (s *Store) verifyRun(v *Verification, r *Run, bins map[string]bool,
 			return nil
 		}
 		jobs[j.ID] = true
+		executed[j.ID] = j.Executed
 		v.Records[kindJob]++
 		return nil
 	})
@@ -203,13 +206,42 @@ func (s *Store) verifyRun(v *Verification, r *Run, bins map[string]bool,
 	}
 	check(kindFront, blob)
 	check(kindState, blob)
+	// A job's branch chunks number its interleavings 1, 2, ... without a
+	// gap, up to its Executed count: a commit lost from the middle of the
+	// write-ahead log (its later commits intact) leaves a gap here that the
+	// commit counter cannot see, and offline race analysis would stop at it.
+	last := map[int]int{}       // job -> last interleaving seen
+	branchBad := map[int]bool{} // job -> a gap or unreadable chunk was reported
+	problems := len(v.Problems)
 	check(kindBranch, func(k, val []byte) error {
 		raw, err := unpack(val, maxValue)
+		var recs []*BranchRecord
 		if err == nil {
-			_, err = decodeBranches(raw)
+			recs, err = decodeBranches(raw)
 		}
-		return err
+		j, ok := jobOf(k)
+		if err != nil || !ok {
+			branchBad[j] = true
+			return err
+		}
+		for _, b := range recs {
+			if b.N != last[j]+1 && !branchBad[j] {
+				add(id, string(k), fmt.Errorf("job %d: interleavings %d-%d are missing (their commit was lost)", j, last[j]+1, b.N-1))
+				branchBad[j] = true
+			}
+			last[j] = b.N
+		}
+		return nil
 	})
+	if len(v.Problems) == problems { // the scan itself ended early otherwise
+		for _, j := range slices.Sorted(maps.Keys(executed)) {
+			// The job's counters and its chunks are written in one
+			// batch, so chunks that stop short of Executed were lost.
+			if !branchBad[j] && last[j] < executed[j] {
+				add(id, string(keyJob(id, j)), fmt.Errorf("job %d: its branch chunks end at interleaving %d, the job ran %d (their commit was lost)", j, last[j], executed[j]))
+			}
+		}
+	}
 	check(kindRace, func(k, val []byte) error {
 		raw, err := unpack(val, maxValue)
 		if err == nil {
