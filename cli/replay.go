@@ -94,7 +94,7 @@ transition as it is re-executed. Exit 1 when the trace reproduces its bug,
 			defer st.Close()
 			run, tr, err := findTrace(st, args[0])
 			if err != nil {
-				return storeErr(st.Dir(), err)
+				return readErr(st.Dir(), err)
 			}
 			out := cmd.OutOrStdout()
 			opt := replay.Options{FromStart: fromStart}

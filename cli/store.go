@@ -114,6 +114,18 @@ func storeErr(dir string, err error) error {
 	return usageErr("store %s: %v (nothing already committed is lost)", dir, err)
 }
 
+// readErr is storeErr for a command that only reads: a failure that is
+// not the store's (a reference that names nothing) is said as it is, with
+// no word about committed work, which a read cannot lose.
+func readErr(dir string, err error) error {
+	for _, kind := range []error{store.ErrLocked, store.ErrVersion, store.ErrNotFound, store.ErrCorrupt} {
+		if errors.Is(err, kind) {
+			return storeErr(dir, err)
+		}
+	}
+	return usageErr("store %s: %v", dir, err)
+}
+
 // walHint says how to open a store whose write-ahead log is damaged.
 func walHint(file string) string {
 	if !strings.HasSuffix(file, ".log") {

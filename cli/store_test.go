@@ -421,3 +421,21 @@ type quiet struct{}
 func (quiet) Infof(string, ...any)         {}
 func (quiet) Errorf(string, ...any)        {}
 func (quiet) Fatalf(f string, args ...any) { panic(fmt.Sprintf(f, args...)) }
+
+// TestReplayNoTraceMessage: replay of a run that stored no trace is a
+// user's mistake, said in one line, without "(nothing already committed
+// is lost)", which only means something after a failed write.
+func TestReplayNoTraceMessage(t *testing.T) {
+	dir := t.TempDir()
+	id, code := storedRunID(t, dir, fixture(t, "ref/mutex_test"), "--max-interleavings", "20")
+	if code == ExitBug {
+		t.Fatalf("the run found a bug; the test needs one without")
+	}
+	code, _, errOut := storeCLI(dir, "replay", id)
+	if code != ExitUsage || !strings.Contains(errOut, "has no stored trace") {
+		t.Fatalf("replay %s: exit %d, want 2 saying there is no trace:\n%s", id, code, errOut)
+	}
+	if strings.Contains(errOut, "nothing already committed is lost") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("replay %s: want one line without a word on committed work:\n%s", id, errOut)
+	}
+}
