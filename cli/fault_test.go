@@ -211,9 +211,15 @@ func TestStoreFaultInjection(t *testing.T) {
 // check runs every read command, then resume, on the damaged store dir.
 func (fs *faultStore) check(t *testing.T, dir string) {
 	t.Helper()
+	// damage: a command before verify-store reported damage or lost
+	// commits, which verify-store must then report too.
+	damage := ""
 	run := func(args ...string) (int, string, string) {
 		t.Helper()
 		code, out, errOut, p := safeCLI(append([]string{"--store", dir}, args...)...)
+		if damage == "" && (strings.Contains(errOut, "damaged") || strings.Contains(errOut, "lost commits")) {
+			damage = fmt.Sprintf("%v: %s", args, strings.TrimSpace(errOut))
+		}
 		if p != nil {
 			t.Fatalf("%v: panic: %v", args, p)
 		}
@@ -270,8 +276,10 @@ func (fs *faultStore) check(t *testing.T, dir string) {
 	if code, _, _ := run("replay", fs.signature[:12]); code != ExitBug && code != ExitUsage {
 		t.Errorf("replay of the bug: exit %d", code)
 	}
-	if code, _, _ := run("verify-store"); code != ExitOK && code != ExitUsage {
+	if code, out, _ := run("verify-store"); code != ExitOK && code != ExitUsage {
 		t.Errorf("verify-store: exit %d", code)
+	} else if code == ExitOK && damage != "" {
+		t.Errorf("verify-store finds no damage, but %s\n%s", damage, out)
 	}
 	// Resume last (it writes): it fails with one line, or ends as the
 	// intact store's resume did (redoing any lost work).
