@@ -817,6 +817,20 @@ func (k *Kernel) LearnStack(gs []uint64) {
 	}
 }
 
+// frameAccess reports whether the instruction at pc addresses memory
+// relative to sp or fp: the thread's own frame (prologue saves, spills,
+// locals), as --data-race-func and preempt-everywhere leave out. A learned
+// shared stack location is a wait node reached through a pointer; a later
+// frame that happens to reuse its address is not shared.
+func (k *Kernel) frameAccess(pc uint64) bool {
+	w, ok := k.mem.Read32(pc)
+	if !ok {
+		return false
+	}
+	in := cpu.Decode(w)
+	return in.Rs1 == 2 || in.Rs1 == 8
+}
+
 // SharedStackSeen returns the stack granules (sorted) that a thread other
 // than their owner accessed in any execution of this machine, for the
 // next state spaces' Config.SharedStack. It is not part of a checkpoint:
@@ -840,7 +854,7 @@ func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) 
 		t.atomics++ // a spin on atomics in the program, not the library's locks
 	}
 	if addr >= t.stackLo && addr < t.stackHi {
-		if !k.sharedStack[addr&^7] && !k.sharedStack[(addr+uint64(size)-1)&^7] {
+		if !k.sharedStack[addr&^7] && !k.sharedStack[(addr+uint64(size)-1)&^7] || k.frameAccess(pc) {
 			return
 		}
 	} else {
