@@ -345,48 +345,6 @@ func writeTraces(dir, program string, t *report.Trace) ([]string, error) {
 	return files, nil
 }
 
-type exploreJSON struct {
-	Program       string        `json:"program"`
-	Run           string        `json:"run,omitempty"`
-	Result        string        `json:"result"`
-	ExitCode      int           `json:"exit_code"`
-	Interleavings int           `json:"interleavings"`
-	Executed      int           `json:"executed"`
-	Transitions   int           `json:"transitions"`
-	Complete      bool          `json:"complete"`
-	Verified      bool          `json:"verified"`
-	Bounded       bool          `json:"bounded,omitempty"`
-	Bound         int           `json:"preemption_bound,omitempty"`
-	Stopped       string        `json:"stopped,omitempty"`
-	Proportion    float64       `json:"estimated_proportion"`
-	EstimatedSize float64       `json:"estimated_size"`
-	ElapsedSec    float64       `json:"elapsed_seconds"`
-	PPSet         []string      `json:"pp_set"`
-	Races         []raceJSON    `json:"races"`
-	Bug           *report.Trace `json:"bug,omitempty"`
-	Files         []string      `json:"files,omitempty"`
-}
-
-type raceJSON struct {
-	Addr              uint64         `json:"addr"`
-	A                 sideJSON       `json:"a"`
-	B                 sideJSON       `json:"b"`
-	BothOrder         bool           `json:"both_order"`
-	FirstInterleaving bool           `json:"first_interleaving"`
-	Realloc           bool           `json:"free_re_malloc"`
-	Count             int            `json:"count"`
-	StackA            []report.Frame `json:"stack_a"`
-	StackB            []report.Frame `json:"stack_b"`
-}
-
-type sideJSON struct {
-	PC     uint64 `json:"pc"`
-	Where  string `json:"where,omitempty"` // races: the instruction's function and line
-	Thread int32  `json:"thread"`
-	Write  bool   `json:"write"`
-	Atomic bool   `json:"atomic"`
-}
-
 func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files []string, run *store.Run) error {
 	finite := func(v float64) float64 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -398,12 +356,12 @@ func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files
 	if bound == dpor.UnlimitedBound {
 		bound = 0 // no bounding: omitted
 	}
-	doc := exploreJSON{
+	doc := ExploreJSON{
 		Program: path, Result: resultName(code), ExitCode: code, Interleavings: res.Interleavings,
 		Executed: res.Executed, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
 		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped, Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
-		Races: []raceJSON{}, Bug: res.Trace, Files: files,
+		Races: []RaceJSON{}, Bug: res.Trace, Files: files,
 	}
 	if code == ExitOK {
 		doc.Result = "verified"
@@ -418,10 +376,10 @@ func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files
 }
 
 // newRaceJSON is a candidate in explore's and races' JSON.
-func newRaceJSON(c *race.Candidate, stackA, stackB []report.Frame) raceJSON {
-	side := func(s race.Side) sideJSON {
-		return sideJSON{PC: s.PC, Thread: int32(s.Thread), Write: s.Write, Atomic: s.Atomic}
+func newRaceJSON(c *race.Candidate, stackA, stackB []report.Frame) RaceJSON {
+	side := func(s race.Side) RaceSideJSON {
+		return RaceSideJSON{PC: s.PC, Thread: int32(s.Thread), Write: s.Write, Atomic: s.Atomic}
 	}
-	return raceJSON{Addr: c.A.Addr, A: side(c.A), B: side(c.B), BothOrder: c.BothOrder,
+	return RaceJSON{Addr: c.A.Addr, A: side(c.A), B: side(c.B), BothOrder: c.BothOrder,
 		FirstInterleaving: c.FirstInterleaving, Realloc: c.Realloc, Count: c.Count, StackA: stackA, StackB: stackB}
 }

@@ -19,7 +19,6 @@ import (
 	"landslide/kernel"
 	"landslide/quicksand"
 	"landslide/race"
-	"landslide/report"
 	"landslide/store"
 )
 
@@ -238,7 +237,7 @@ type qsRun struct {
 
 	syms *elfsym.Symbols
 	mu   sync.Mutex // guards bugs, parked and the run record
-	bugs map[int]*qsBug
+	bugs map[int]*QuicksandBug
 	// parked holds the suspended jobs without a store (--no-store): their
 	// explorations wait in memory for the scheduler to resume them.
 	parked map[int]*parkedJob
@@ -248,22 +247,12 @@ type qsRun struct {
 	prog   *qsProgress // guarded by mu
 }
 
-type qsBug struct {
-	Job       int           `json:"job"`
-	FoundAt   float64       `json:"found_at"` // the clock: seconds, or interleavings
-	PPSet     string        `json:"pp_set"`
-	Message   string        `json:"message"`
-	Signature string        `json:"signature"`
-	Files     []string      `json:"files,omitempty"`
-	Trace     *report.Trace `json:"trace,omitempty"`
-}
-
 func (q *qsRun) execute() error {
 	img, err := elfsym.Parse(q.base.Image)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	q.syms, q.bugs, q.parked, q.stderr = img.Symbols, map[int]*qsBug{}, map[int]*parkedJob{}, q.cmd.ErrOrStderr()
+	q.syms, q.bugs, q.parked, q.stderr = img.Symbols, map[int]*QuicksandBug{}, map[int]*parkedJob{}, q.cmd.ErrOrStderr()
 	q.cpu0, q.wall0 = processCPU(), time.Now()
 	c := q.cfg
 	c.Runner = q.runJob
@@ -401,7 +390,7 @@ func (q *qsRun) explore(spec quicksand.JobSpec, ctl quicksand.Control, p *parked
 	if res.Trace != nil {
 		res.Trace.Races = reportRaces(res.Races) // the failing job's candidates
 		q.mu.Lock()
-		b := &qsBug{Job: spec.ID, Message: out.Bug, Trace: res.Trace, PPSet: strings.Join(res.PPSet, ", ")}
+		b := &QuicksandBug{Job: spec.ID, Message: out.Bug, Trace: res.Trace, PPSet: strings.Join(res.PPSet, ", ")}
 		if res.Bug != nil {
 			_, b.Signature = job.Signature(q.syms, res.Bug)
 		}
@@ -532,34 +521,6 @@ func (q *qsRun) jobLine(j *quicksand.Job) string {
 // clock prints a clock value: a duration, or interleavings.
 func (q *qsRun) clock(d time.Duration) string { return clockText(q.cfg.Deterministic, d) }
 
-// qsJSON is quicksand's --json document.
-type qsJSON struct {
-	Program           string      `json:"program"`
-	Result            string      `json:"result"`
-	ExitCode          int         `json:"exit_code"`
-	Bugs              []*qsBug    `json:"bugs"`
-	Jobs              []qsJobJSON `json:"jobs"`
-	VerifiedPPSets    []string    `json:"verified_pp_sets"`
-	TotalVerification bool        `json:"total_verification"`
-	UncoveredRacePPs  []string    `json:"uncovered_race_pps"`
-	Clock             string      `json:"clock"`
-	Elapsed           float64     `json:"elapsed"` // seconds, or interleavings
-	CPUSeconds        float64     `json:"cpu_seconds"`
-	Saturation        float64     `json:"core_saturation"`
-	Run               string      `json:"run,omitempty"`
-}
-
-type qsJobJSON struct {
-	ID            int     `json:"id"`
-	PPSet         string  `json:"pp_set"`
-	Status        string  `json:"status"`
-	Origin        string  `json:"origin"`
-	Interleavings int     `json:"interleavings"`
-	Proportion    float64 `json:"estimated_proportion"`
-	Suspensions   int     `json:"suspensions"`
-	Note          string  `json:"note,omitempty"`
-}
-
 // report prints the end of the run and returns its exit code.
 func (q *qsRun) report(res *quicksand.Result) error {
 	s := res.Sched
@@ -570,12 +531,12 @@ func (q *qsRun) report(res *quicksand.Result) error {
 		sat = cpu.Seconds() / (wall.Seconds() * float64(q.cfg.Workers))
 	}
 	// Bugs, deduplicated by signature (the first job to find each).
-	var bugs []*qsBug
+	var bugs []*QuicksandBug
 	seen := map[string]bool{}
 	for _, j := range s.Bugs() {
 		b := q.bugs[j.ID]
 		if b == nil {
-			b = &qsBug{Job: j.ID, Message: j.Bug, Signature: j.Bug}
+			b = &QuicksandBug{Job: j.ID, Message: j.Bug, Signature: j.Bug}
 		}
 		b.PPSet = s.Reg.Describe(j.Set)
 		b.FoundAt = time.Duration(j.FoundAt).Seconds()
@@ -614,17 +575,17 @@ func (q *qsRun) report(res *quicksand.Result) error {
 		q.finishRun(s, v)
 	}
 	if q.out.json {
-		doc := qsJSON{Program: q.path, Result: resultName(code), ExitCode: code, Bugs: bugs, VerifiedPPSets: verified,
+		doc := QuicksandJSON{Program: q.path, Result: resultName(code), ExitCode: code, Bugs: bugs, VerifiedPPSets: verified,
 			TotalVerification: s.Verified(), UncoveredRacePPs: uncovered, Clock: "wall", Elapsed: time.Duration(s.Now).Seconds(),
 			CPUSeconds: cpu.Seconds(), Saturation: sat}
 		if q.cfg.Deterministic {
 			doc.Clock, doc.Elapsed = "interleavings", float64(s.Now)
 		}
 		if doc.Bugs == nil {
-			doc.Bugs = []*qsBug{}
+			doc.Bugs = []*QuicksandBug{}
 		}
 		for _, j := range s.Jobs {
-			doc.Jobs = append(doc.Jobs, qsJobJSON{ID: j.ID, PPSet: s.Reg.Describe(j.Set), Status: j.Status.String(),
+			doc.Jobs = append(doc.Jobs, QuicksandJobJSON{ID: j.ID, PPSet: s.Reg.Describe(j.Set), Status: j.Status.String(),
 				Origin: j.Origin, Interleavings: j.Interleavings, Proportion: finite(j.Proportion), Suspensions: j.Suspensions, Note: j.Note})
 		}
 		if q.run != nil {

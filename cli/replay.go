@@ -206,8 +206,8 @@ twice gives the same output.`,
 					Run           string     `json:"run"`
 					HB            string     `json:"hb"`
 					Interleavings int        `json:"interleavings"`
-					Races         []raceJSON `json:"races"`
-				}{Run: run.ID, HB: mode.String(), Interleavings: n, Races: []raceJSON{}}
+					Races         []RaceJSON `json:"races"`
+				}{Run: run.ID, HB: mode.String(), Interleavings: n, Races: []RaceJSON{}}
 				for i, c := range cands {
 					r := newRaceJSON(c, races[i].A.Stack, races[i].B.Stack)
 					r.A.Where, r.B.Where = syms.Describe(c.A.PC, false).String(), syms.Describe(c.B.PC, false).String()

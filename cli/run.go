@@ -142,7 +142,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	replay := fmt.Sprintf("landslide run %s --schedule %s", path, schedule.Format(out.Schedule))
 	if f.json {
 		sum := sha256.Sum256(data)
-		doc := runJSON{
+		doc := RunJSON{
 			Program: path, SHA256: hex.EncodeToString(sum[:]), Result: resultName(code), ExitCode: code,
 			ExitStatus: out.ExitStatus, Stdout: string(out.Stdout), PPs: out.PPs,
 			Instructions: out.Instructions, Schedule: schedule.Format(out.Schedule),
@@ -194,22 +194,6 @@ func resultName(code int) string {
 		return "budget"
 	}
 	return "ok"
-}
-
-type runJSON struct {
-	Program      string      `json:"program"`
-	SHA256       string      `json:"sha256"`
-	Result       string      `json:"result"`
-	ExitCode     int         `json:"exit_code"`
-	ExitStatus   int         `json:"exit_status"`
-	Stdout       string      `json:"stdout"`
-	PPs          int         `json:"preemption_points"`
-	Instructions uint64      `json:"instructions"`
-	Schedule     string      `json:"schedule"`
-	TraceHash    string      `json:"trace_hash"`
-	Bug          *report.Bug `json:"bug,omitempty"`
-	Leaks        int         `json:"leaked_blocks"`
-	Replay       string      `json:"replay"`
 }
 
 // syncText describes a sync event for --trace.

@@ -1,0 +1,108 @@
+package cli
+
+import "landslide/report"
+
+// The JSON documents the commands print with --json. Each is one exported
+// type, so that tests and tools decode the same schema the command writes.
+
+// ExploreJSON is explore's and resume's --json document.
+type ExploreJSON struct {
+	Program       string        `json:"program"`
+	Run           string        `json:"run,omitempty"`
+	Result        string        `json:"result"`
+	ExitCode      int           `json:"exit_code"`
+	Interleavings int           `json:"interleavings"`
+	Executed      int           `json:"executed"`
+	Transitions   int           `json:"transitions"`
+	Complete      bool          `json:"complete"`
+	Verified      bool          `json:"verified"`
+	Bounded       bool          `json:"bounded,omitempty"`
+	Bound         int           `json:"preemption_bound,omitempty"`
+	Stopped       string        `json:"stopped,omitempty"`
+	Proportion    float64       `json:"estimated_proportion"`
+	EstimatedSize float64       `json:"estimated_size"`
+	ElapsedSec    float64       `json:"elapsed_seconds"`
+	PPSet         []string      `json:"pp_set"`
+	Races         []RaceJSON    `json:"races"`
+	Bug           *report.Trace `json:"bug,omitempty"`
+	Files         []string      `json:"files,omitempty"`
+}
+
+// RaceJSON is one data-race candidate (explore, resume, races).
+type RaceJSON struct {
+	Addr              uint64         `json:"addr"`
+	A                 RaceSideJSON   `json:"a"`
+	B                 RaceSideJSON   `json:"b"`
+	BothOrder         bool           `json:"both_order"`
+	FirstInterleaving bool           `json:"first_interleaving"`
+	Realloc           bool           `json:"free_re_malloc"`
+	Count             int            `json:"count"`
+	StackA            []report.Frame `json:"stack_a"`
+	StackB            []report.Frame `json:"stack_b"`
+}
+
+// RaceSideJSON is one access of a candidate.
+type RaceSideJSON struct {
+	PC     uint64 `json:"pc"`
+	Where  string `json:"where,omitempty"` // races: the instruction's function and line
+	Thread int32  `json:"thread"`
+	Write  bool   `json:"write"`
+	Atomic bool   `json:"atomic"`
+}
+
+// QuicksandBug is one deduplicated bug of a quicksand run.
+type QuicksandBug struct {
+	Job       int           `json:"job"`
+	FoundAt   float64       `json:"found_at"` // the clock: seconds, or interleavings
+	PPSet     string        `json:"pp_set"`
+	Message   string        `json:"message"`
+	Signature string        `json:"signature"`
+	Files     []string      `json:"files,omitempty"`
+	Trace     *report.Trace `json:"trace,omitempty"`
+}
+
+// QuicksandJSON is quicksand's --json document.
+type QuicksandJSON struct {
+	Program           string             `json:"program"`
+	Result            string             `json:"result"`
+	ExitCode          int                `json:"exit_code"`
+	Bugs              []*QuicksandBug    `json:"bugs"`
+	Jobs              []QuicksandJobJSON `json:"jobs"`
+	VerifiedPPSets    []string           `json:"verified_pp_sets"`
+	TotalVerification bool               `json:"total_verification"`
+	UncoveredRacePPs  []string           `json:"uncovered_race_pps"`
+	Clock             string             `json:"clock"`
+	Elapsed           float64            `json:"elapsed"` // seconds, or interleavings
+	CPUSeconds        float64            `json:"cpu_seconds"`
+	Saturation        float64            `json:"core_saturation"`
+	Run               string             `json:"run,omitempty"`
+}
+
+// QuicksandJobJSON is one job of a quicksand run.
+type QuicksandJobJSON struct {
+	ID            int     `json:"id"`
+	PPSet         string  `json:"pp_set"`
+	Status        string  `json:"status"`
+	Origin        string  `json:"origin"`
+	Interleavings int     `json:"interleavings"`
+	Proportion    float64 `json:"estimated_proportion"`
+	Suspensions   int     `json:"suspensions"`
+	Note          string  `json:"note,omitempty"`
+}
+
+// RunJSON is run's --json document.
+type RunJSON struct {
+	Program      string      `json:"program"`
+	SHA256       string      `json:"sha256"`
+	Result       string      `json:"result"`
+	ExitCode     int         `json:"exit_code"`
+	ExitStatus   int         `json:"exit_status"`
+	Stdout       string      `json:"stdout"`
+	PPs          int         `json:"preemption_points"`
+	Instructions uint64      `json:"instructions"`
+	Schedule     string      `json:"schedule"`
+	TraceHash    string      `json:"trace_hash"`
+	Bug          *report.Bug `json:"bug,omitempty"`
+	Leaks        int         `json:"leaked_blocks"`
+	Replay       string      `json:"replay"`
+}
