@@ -8,16 +8,17 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"landslide/dpor"
+	"landslide/emu/elfsym"
 	"landslide/fixtures"
 	"landslide/job"
 	"landslide/kernel"
@@ -37,8 +38,8 @@ type Scenario struct {
 	RaceFuncs []string
 	// Without are --without filters.
 	Without []string
-	// DPOR options (MaxInterleavings is the interleaving cap).
-	DPOR dpor.Options
+	// The exploration (MaxInterleavings is the interleaving cap).
+	DPOR dpor.Spec
 	// Budget is the time budget (0: none).
 	Budget time.Duration
 }
@@ -47,9 +48,9 @@ type Scenario struct {
 type Measurement struct {
 	Interleavings int // interleavings run (all ICB rounds)
 	Transitions   int
-	Complete      bool   // the state space was explored completely
-	Stopped       string // why an incomplete exploration without a bug stopped
-	Bug           string // bug kind ("" if none)
+	Complete      bool      // the state space was explored completely
+	Stopped       dpor.Stop // why an incomplete exploration without a bug stopped
+	Bug           string    // bug kind ("" if none)
 	BugMessage    string
 	Preemptions   int     // in the bug's interleaving
 	EstimatedSize float64 // WBE estimate of the state space (= Interleavings when complete)
@@ -72,11 +73,6 @@ func (s Scenario) Program() string {
 	return f.Output
 }
 
-// testingMutexes is what `landslide explore` picks by default.
-func (s Scenario) testingMutexes() bool {
-	return strings.HasPrefix(filepath.Base(s.Program()), "mutex_test")
-}
-
 // Config is the job configuration of the scenario.
 func (s Scenario) Config() (job.Config, error) {
 	f, ok := fixtures.Lookup(s.Fixture)
@@ -87,17 +83,29 @@ func (s Scenario) Config() (job.Config, error) {
 	if err != nil {
 		return job.Config{}, err
 	}
-	k := kernel.Config{SyncPPs: s.SyncPPs, Args: append([]string{f.Output}, s.Args...)}
+	// The program's directives are not applied (as the scenarios were
+	// always measured), but its testing_mutexes declaration is.
+	pps, err := job.ResolvePPs(img, job.PPRequest{PPs: s.SyncPPs, Without: s.Without, NoTestConfig: true,
+		Args: append([]string{f.Output}, s.Args...)})
+	if err != nil {
+		return job.Config{}, err
+	}
+	k := pps.Kernel
+	img2, err := elfsym.Parse(img)
+	if err != nil {
+		return job.Config{}, err
+	}
+	d, err := kernel.ParseDirectives(img2.Directives, img2.Symbols)
+	if err != nil {
+		return job.Config{}, err
+	}
 	if len(s.RaceFuncs) > 0 {
 		if k.DataRacePCs, err = kernel.MemoryPCs(img, s.RaceFuncs); err != nil {
 			return job.Config{}, err
 		}
 	}
-	for _, w := range s.Without {
-		k.Filters = append(k.Filters, kernel.Filter{Func: w})
-	}
-	return job.Config{Program: f.Output, Image: img, Kernel: k, DPOR: s.DPOR,
-		TestingMutexes: s.testingMutexes(), Budget: s.Budget}, nil
+	return job.Config{Spec: job.Spec{Program: f.Output, Kernel: k, Spec: s.DPOR,
+		TestingMutexes: d.TestingMutexes, Budget: s.Budget}, Image: img}, nil
 }
 
 // Run explores the scenario once.
@@ -107,7 +115,7 @@ func Run(s Scenario) (Measurement, error) {
 		return Measurement{}, err
 	}
 	cpu0 := cpuTime()
-	res, err := job.Run(cfg)
+	res, err := job.Run(context.Background(), cfg)
 	cpu := cpuTime() - cpu0
 	if err != nil {
 		return Measurement{}, fmt.Errorf("%s: %v", s.Fixture, err)
@@ -154,12 +162,11 @@ func (s Scenario) Command() string {
 	if s.DPOR.NoSleepSets {
 		b.WriteString(" --no-sleep-sets")
 	}
-	if s.DPOR.ICB {
-		bound := s.DPOR.MaxBound
-		if bound == dpor.UnlimitedBound {
-			bound = 1 << 30
-		}
-		fmt.Fprintf(&b, " --preemption-bound %d", bound)
+	if s.DPOR.Strategy != "" {
+		fmt.Fprintf(&b, " --strategy %s", s.DPOR.Strategy)
+	}
+	if s.DPOR.MaxBound != nil {
+		fmt.Fprintf(&b, " --preemption-bound %d", *s.DPOR.MaxBound)
 	}
 	if s.DPOR.MaxInterleavings > 0 {
 		fmt.Fprintf(&b, " --max-interleavings %d", s.DPOR.MaxInterleavings)
@@ -171,7 +178,7 @@ func (s Scenario) Command() string {
 		fmt.Fprintf(&b, " -- %s", strings.Join(s.Args, " "))
 	}
 	if s.DPOR.AllPairs {
-		b.WriteString("   # with dpor.Options{AllPairs: true}: no CLI flag")
+		b.WriteString("   # with dpor.Spec{AllPairs: true}: no CLI flag")
 	}
 	return b.String()
 }
@@ -183,15 +190,15 @@ var RatePrograms = []string{"ref/paradise_lost", "ref/mutex_test"}
 type Variant struct {
 	Name  string
 	Short string // for benchmark names
-	Apply func(*dpor.Options)
+	Apply func(*dpor.Spec)
 }
 
 // Variants are the DPOR configurations of the rate comparison; the first
 // is the default.
 var Variants = []Variant{
-	{"default (direct races, sleep sets)", "default", func(*dpor.Options) {}},
-	{"no sleep sets", "nosleep", func(o *dpor.Options) { o.NoSleepSets = true }},
-	{"AllPairs (thesis DPOR)", "allpairs", func(o *dpor.Options) { o.AllPairs = true }},
+	{"default (direct races, sleep sets)", "default", func(*dpor.Spec) {}},
+	{"no sleep sets", "nosleep", func(o *dpor.Spec) { o.NoSleepSets = true }},
+	{"AllPairs (thesis DPOR)", "allpairs", func(o *dpor.Spec) { o.AllPairs = true }},
 }
 
 // RateScenario explores program with --pp mutex_lock,mutex_unlock under

@@ -12,11 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"landslide/dpor"
-	"landslide/job"
-	"landslide/race"
+	"landslide/check"
 	"landslide/report"
-	"landslide/store"
 )
 
 type exploreFlags struct {
@@ -27,6 +24,8 @@ type exploreFlags struct {
 	bound          int
 	noSleep        bool
 	full           bool
+	strategy       string
+	seed           uint64
 	budget         time.Duration
 	maxInterleave  int
 	testingMutexes bool
@@ -76,7 +75,9 @@ show, bugs and export read the stored run; --no-store records nothing.`,
 	fl.StringVar(&f.hb, "hb", "limited", "data-race analysis: limited (Limited Happens-Before) or pure (vector clocks)")
 	fl.IntVar(&f.bound, "preemption-bound", -1, "iterative context bounding: explore with at most 0, 1, ... N preemptions (-1: no bounding)")
 	fl.BoolVar(&f.noSleep, "no-sleep-sets", false, "turn off the sleep-set refinement of DPOR")
-	fl.BoolVar(&f.full, "full", false, "no reduction: every runnable thread at every PP (brute force)")
+	fl.BoolVar(&f.full, "full", false, "no reduction: every runnable thread at every PP (brute force; --strategy full)")
+	fl.StringVar(&f.strategy, "strategy", check.DefaultStrategy, "exploration strategy: "+strategyList())
+	fl.Uint64Var(&f.seed, "seed", 0, "the random strategy's seed: walk k follows `landslide run --seed SEED+k-1`")
 	fl.DurationVar(&f.budget, "budget", DefaultBudget, "time budget (e.g. 30s, 10m, 2h)")
 	fl.IntVar(&f.maxInterleave, "max-interleavings", 0, "stop after this many interleavings (0: no limit)")
 	fl.BoolVar(&f.testingMutexes, "testing-mutexes", false, "treat accesses inside the mutex implementation as unprotected (default: on for mutex_test programs)")
@@ -87,7 +88,7 @@ show, bugs and export read the stored run; --no-store records nothing.`,
 }
 
 func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreFlags) error {
-	mode, err := race.ParseMode(f.hb)
+	mode, err := check.ParseHB(f.hb)
 	if err != nil {
 		return usageErr("--hb: %v", err)
 	}
@@ -103,42 +104,63 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	if f.budget <= 0 || f.maxInterleave < 0 || f.output.interval <= 0 {
 		return usageErr("--budget and --interval must be positive, --max-interleavings at least 0")
 	}
-	data, kcfg, err := f.ppFlags.program(cmd, path, guestArgs, &f.output)
+	strategy := f.strategy
+	switch {
+	case f.full && cmd.Flags().Changed("strategy") && strategy != "full":
+		return usageErr("--full is --strategy full: it cannot be combined with --strategy %s", strategy)
+	case f.full:
+		strategy = "full"
+	case f.bound >= 0 && cmd.Flags().Changed("strategy") && strategy != "icb":
+		return usageErr("--preemption-bound bounds the icb strategy, not %s", strategy)
+	case f.bound >= 0:
+		strategy = "icb"
+	}
+	data, pps, err := f.ppFlags.program(cmd, path, guestArgs, &f.output)
 	if err != nil {
 		return err
 	}
-	testing := f.testingMutexes
-	if !cmd.Flags().Changed("testing-mutexes") && strings.HasPrefix(filepath.Base(path), "mutex_test") {
-		testing = true
+	spec := check.Spec{Program: path, Kernel: pps.Kernel, PreemptEverywhere: f.everywhere, HB: mode,
+		TestingMutexes: pps.TestingMutexes, Budget: f.budget}
+	if cmd.Flags().Changed("testing-mutexes") {
+		spec.TestingMutexes = f.testingMutexes
 	}
-	opt := dpor.Options{NoSleepSets: f.noSleep, MaxInterleavings: f.maxInterleave}
-	if f.full {
-		opt.Mode = dpor.Full
-	}
+	spec.Strategy, spec.NoSleepSets, spec.MaxInterleavings, spec.Seed = strategy, f.noSleep, f.maxInterleave, f.seed
 	if f.bound >= 0 {
-		opt.ICB, opt.MaxBound = true, f.bound
+		spec.MaxBound = check.Bound(f.bound)
 	}
-	cfg := job.Config{
-		Program: path, Image: data, Kernel: kcfg, PreemptEverywhere: f.everywhere,
-		DPOR: opt, HB: mode, TestingMutexes: testing, Budget: f.budget,
+	if strategy == check.DefaultStrategy && !cmd.Flags().Changed("strategy") {
+		spec.Strategy = "" // the default, stored as such
 	}
-	f.output.attach(&cfg, cmd.ErrOrStderr())
-	var run *store.Run
-	dir := ""
+	if err := check.CheckSpec(spec); err != nil {
+		return usageErr("%v", err)
+	}
+	cfg := check.Config{Spec: spec, Image: data}
+	f.output.attach(&cfg.Hooks, cmd.ErrOrStderr())
+	rec := check.Recording{}
 	if !f.noStore {
-		st, r, err := newStoredRun(cmd, "explore", path, data, &cfg)
+		st, err := openStore(cmd, false)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		run, dir = r, st.Dir()
-		cfg.Persist = f.persist.persist(st, run)
+		rec = f.persist.recording(cmd, st)
 	}
-	res, err := job.Run(cfg)
+	ctx, stop := interruptContext(cmd)
+	defer stop()
+	res, err := check.Explore(ctx, cfg, rec)
 	if err != nil {
-		return jobErr(path, err)
+		return checkErr(path, err)
 	}
-	return reportExplore(cmd, path, &f.output, res, run, dir)
+	return reportExplore(cmd, path, &f.output, res, storeDirOf(rec))
+}
+
+// strategyList names the strategies for --help.
+func strategyList() string {
+	var parts []string
+	for _, s := range check.Strategies() {
+		parts = append(parts, s.Name+" ("+s.Doc+")")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // outputFlags are how explore and resume report.
@@ -158,7 +180,7 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 
 // attach sets cfg's progress reports as the flags ask: a line every
 // --interval, or on a terminal a live bar redrawn in place.
-func (o *outputFlags) attach(cfg *job.Config, stderr io.Writer) {
+func (o *outputFlags) attach(cfg *check.Hooks, stderr io.Writer) {
 	if o.quiet {
 		return
 	}
@@ -167,7 +189,7 @@ func (o *outputFlags) attach(cfg *job.Config, stderr io.Writer) {
 	if out.live() {
 		cfg.ProgressEvery = min(o.interval, liveEvery)
 	}
-	cfg.Progress = func(p job.Progress) {
+	cfg.Progress = func(p check.Progress) {
 		switch {
 		case p.Final:
 			out.Done()
@@ -179,29 +201,24 @@ func (o *outputFlags) attach(cfg *job.Config, stderr io.Writer) {
 	}
 }
 
-// reportExplore prints a job's result and returns its exit code; run is
-// the stored run (nil with --no-store) in the store at dir.
-func reportExplore(cmd *cobra.Command, path string, f *outputFlags, res *job.Result, run *store.Run, dir string) error {
+// reportExplore prints a job's result and returns its exit code; the
+// stored run (nil with --no-store) is in the store at dir.
+func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.ExploreResult, dir string) error {
 	stderr := cmd.ErrOrStderr()
-	code := ExitOK
-	switch {
-	case res.Bug != nil:
-		code = ExitBug
-	case !res.Verified:
-		code = ExitBudget
-	}
+	res, run := r.Result, r.Run
+	code := exitCode(r.Verdict.Outcome)
 	var files []string
 	var writeErr error
 	if res.Trace != nil {
 		// A failure to write must not lose the bug: it is still printed.
-		res.Trace.Races = reportRaces(res.Races)
+		res.Trace.Races = check.ReportRaces(res.Races)
 		files, writeErr = writeTraces(f.traceDir, path, res.Trace)
 		if writeErr != nil {
 			fmt.Fprintf(stderr, "landslide: writing the bug report: %v\n", writeErr)
 		}
 	}
 	if f.json {
-		if err := writeExploreJSON(cmd.OutOrStdout(), path, code, res, files, run); err != nil {
+		if err := writeExploreJSON(cmd.OutOrStdout(), path, code, r, files); err != nil {
 			return err
 		}
 		return &exitError{code: code}
@@ -221,14 +238,21 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, res *job.Res
 		if res.Executed != res.Interleavings {
 			fmt.Fprintf(out, "(%d interleavings run in all, over %d preemption-bound rounds)\n", res.Executed, res.Bound+1)
 		}
+	case r.Verdict.Outcome == check.Interrupted:
+		fmt.Fprintf(out, "Interrupted after %d interleavings; %s.\n", res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
+		if run != nil {
+			fmt.Fprintf(out, "Everything up to the last interleaving is committed: `landslide resume %s` continues from there.\n", run.ID)
+		} else {
+			fmt.Fprintln(out, "(--no-store: nothing was recorded, so it cannot be resumed.)")
+		}
 	case res.Bounded:
 		fmt.Fprintf(out, "Not verified: every interleaving with at most %d %s was tested without finding a bug (%d interleavings in the last round, %d run in all), but some need more.\n",
 			res.Bound, plural(res.Bound, "preemption"), res.Interleavings, res.Executed)
 	default:
-		fmt.Fprintf(out, "Not verified: %s after %d interleavings; %s.\n", stopReason(res), res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
+		fmt.Fprintf(out, "Not verified: %s after %d interleavings; %s.\n", stopReason(r), res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
 	}
 	if res.Trace == nil || len(res.Races) == 0 { // the bug report's text lists them
-		writeRaces(out, res)
+		writeRaces(out, r)
 	}
 	if run != nil {
 		fmt.Fprintf(out, "Stored as run %s in %s (landslide show %s; landslide replay %s for a bug; landslide races %s).\n",
@@ -244,14 +268,14 @@ func plural(n int, s string) string {
 	return s + "s"
 }
 
-func stopReason(res *job.Result) string {
+func stopReason(res *check.ExploreResult) string {
 	switch res.Stopped {
-	case "budget":
+	case check.StopBudget:
 		return "the time budget ran out"
-	case "interleaving limit":
+	case check.StopLimit:
 		return "the interleaving limit was reached"
 	}
-	return res.Stopped
+	return res.Stopped.String()
 }
 
 func coverage(p, size float64) string {
@@ -263,7 +287,7 @@ func coverage(p, size float64) string {
 
 // progressLine is a plain progress line: the ETA is the smoothed one, with
 // its range, in wall time.
-func progressLine(p job.Progress) string {
+func progressLine(p check.Progress) string {
 	e := p.Estimate
 	wall := max(p.Wall, e.Elapsed)
 	eta := forecastText(p.Forecast, wallScale(p.Wall, e.Elapsed), false)
@@ -273,7 +297,7 @@ func progressLine(p job.Progress) string {
 
 // liveLine is the live bar's status: a progress line, shorter, the ETA
 // first (a narrow terminal cuts the end).
-func liveLine(p job.Progress) string {
+func liveLine(p check.Progress) string {
 	e := p.Estimate
 	size := "(size unknown)"
 	if e.Proportion > 0 && !math.IsInf(e.Size, 0) && !math.IsNaN(e.Size) {
@@ -286,21 +310,12 @@ func liveLine(p job.Progress) string {
 
 // writeRaces lists the data-race candidates with both stacks (the same
 // text as the .txt report's).
-func writeRaces(w io.Writer, res *job.Result) {
-	report.WriteRaces(w, reportRaces(res.Races))
-}
-
-// reportRaces is the reports' view of an exploration's candidates.
-func reportRaces(rs []*job.RaceReport) []report.Race {
-	var out []report.Race
-	for _, r := range rs {
-		out = append(out, report.NewRace(r.Candidate, r.StackA, r.StackB))
-	}
-	return out
+func writeRaces(w io.Writer, res *check.ExploreResult) {
+	report.WriteRaces(w, check.ReportRaces(res.Races))
 }
 
 // raceLine is a candidate's one-line summary.
-func raceLine(r *race.Candidate) string { return report.NewRace(r, nil, nil).Line() }
+func raceLine(r *check.Candidate) string { return report.NewRace(r, nil, nil).Line() }
 
 // checkDir makes sure reports can be written to dir before a long
 // exploration starts.
@@ -345,7 +360,8 @@ func writeTraces(dir, program string, t *report.Trace) ([]string, error) {
 	return files, nil
 }
 
-func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files []string, run *store.Run) error {
+func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult, files []string) error {
+	res, run := r, r.Run
 	finite := func(v float64) float64 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0
@@ -353,13 +369,13 @@ func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files
 		return v
 	}
 	bound := res.Bound
-	if bound == dpor.UnlimitedBound {
+	if bound == check.UnlimitedBound {
 		bound = 0 // no bounding: omitted
 	}
 	doc := ExploreJSON{
 		Program: path, Result: resultName(code), ExitCode: code, Interleavings: res.Interleavings,
 		Executed: res.Executed, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
-		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped, Proportion: finite(res.Estimate.Proportion),
+		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
 		Races: []RaceJSON{}, Bug: res.Trace, Files: files,
 	}
@@ -376,8 +392,8 @@ func writeExploreJSON(w io.Writer, path string, code int, res *job.Result, files
 }
 
 // newRaceJSON is a candidate in explore's and races' JSON.
-func newRaceJSON(c *race.Candidate, stackA, stackB []report.Frame) RaceJSON {
-	side := func(s race.Side) RaceSideJSON {
+func newRaceJSON(c *check.Candidate, stackA, stackB []report.Frame) RaceJSON {
+	side := func(s check.RaceSide) RaceSideJSON {
 		return RaceSideJSON{PC: s.PC, Thread: int32(s.Thread), Write: s.Write, Atomic: s.Atomic}
 	}
 	return RaceJSON{Addr: c.A.Addr, A: side(c.A), B: side(c.B), BothOrder: c.BothOrder,

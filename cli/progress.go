@@ -11,7 +11,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"landslide/estimator"
+	"landslide/check"
 )
 
 // liveEvery is how often a live bar is redrawn (a terminal only; plain
@@ -113,7 +113,7 @@ func (s *statusOut) Done() {
 // forecastText is the smoothed ETA and its likely range, scaled by scale
 // (the ratio of the wall clock to the estimator's); det: the clock counts
 // interleavings.
-func forecastText(f estimator.Forecast, scale float64, det bool) string {
+func forecastText(f check.Forecast, scale float64, det bool) string {
 	if !f.OK {
 		return "ETA not known yet"
 	}

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"landslide/estimator"
-	"landslide/job"
+	"landslide/check"
 	"landslide/quicksand"
 )
 
@@ -18,7 +17,7 @@ import (
 // Guarded by qsRun.mu.
 type qsProgress struct {
 	status   *statusOut
-	smooth   map[int]*estimator.Smoother
+	smooth   map[int]*check.Smoother
 	scale    map[int]float64 // wall time over estimator time, per job
 	running  map[int]string  // the live bar's part for each running job
 	steps    int             // interleavings, all jobs
@@ -26,22 +25,22 @@ type qsProgress struct {
 }
 
 func newQSProgress(status *statusOut) *qsProgress {
-	return &qsProgress{status: status, smooth: map[int]*estimator.Smoother{}, scale: map[int]float64{}, running: map[int]string{}}
+	return &qsProgress{status: status, smooth: map[int]*check.Smoother{}, scale: map[int]float64{}, running: map[int]string{}}
 }
 
 // observe takes job id's estimate after an interleaving (the scheduler has
 // seen it) and, on a terminal, redraws the live bar now and then.
-func (q *qsRun) observe(id int, st job.Step) {
+func (q *qsRun) observe(id int, st check.Step) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	p := q.prog
 	sm := p.smooth[id]
 	if sm == nil {
-		sm = &estimator.Smoother{}
+		sm = &check.Smoother{}
 		p.smooth[id] = sm
 	}
 	e := st.Estimate
-	if q.cfg.Deterministic {
+	if q.det {
 		// The clock counts interleavings: so do the estimate and its ETA.
 		e.Total, e.Elapsed = time.Duration(e.Size), time.Duration(st.Interleavings)
 	} else {
@@ -72,13 +71,13 @@ func (q *qsRun) updateLive() {
 	p := q.prog
 	var spent float64
 	var used string
-	if q.cfg.Deterministic {
-		spent = float64(p.steps) / float64(q.cfg.Budget)
-		used = fmt.Sprintf("%d of %d interleavings", p.steps, int64(q.cfg.Budget))
+	if q.det {
+		spent = float64(p.steps) / float64(q.budget)
+		used = fmt.Sprintf("%d of %d interleavings", p.steps, int64(q.budget))
 	} else {
 		el := time.Since(q.wall0)
-		spent = float64(el) / float64(q.cfg.Budget)
-		used = fmt.Sprintf("%s of %s", el.Round(time.Second), q.cfg.Budget)
+		spent = float64(el) / float64(q.budget)
+		used = fmt.Sprintf("%s of %s", el.Round(time.Second), q.budget)
 	}
 	ids := make([]int, 0, len(p.running))
 	for id := range p.running {
@@ -108,7 +107,7 @@ func (q *qsRun) forecastLocked(id int) string {
 	if scale == 0 {
 		scale = 1
 	}
-	return forecastText(sm.Forecast(), scale, q.cfg.Deterministic)
+	return forecastText(sm.Forecast(), scale, q.det)
 }
 
 // rawETA prints the ETA the scheduler decided on (clock units, +Inf while

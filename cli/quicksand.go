@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -8,17 +9,12 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"landslide/dpor"
-	"landslide/emu/elfsym"
-	"landslide/job"
-	"landslide/kernel"
+	"landslide/check"
 	"landslide/quicksand"
-	"landslide/race"
 	"landslide/store"
 )
 
@@ -119,7 +115,7 @@ func (f *quicksandFlags) check(cmd *cobra.Command) error {
 		return usageErr("--eta-factor must be positive, --eta-threshold and --home-stretch at least 0")
 	}
 	for _, p := range splitList(f.pps) {
-		if isAddrSpec(p) {
+		if check.IsAddrSpec(p) {
 			return usageErr("--pp %s: quicksand's --pp names the sync functions of its seed jobs; it finds data-race PPs itself", p)
 		}
 	}
@@ -130,330 +126,150 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 	if err := f.check(cmd); err != nil {
 		return err
 	}
-	mode, err := race.ParseMode(f.hb)
+	mode, err := check.ParseHB(f.hb)
 	if err != nil {
 		return usageErr("--hb: %v", err)
 	}
-	data, kcfg, err := f.ppFlags.program(cmd, path, guestArgs, &f.output)
+	data, pps, err := f.ppFlags.program(cmd, path, guestArgs, &f.output)
 	if err != nil {
 		return err
 	}
-	sync := kcfg.SyncPPs
-	if sync == nil {
-		sync = append([]string(nil), kernel.DefaultSyncPPs...)
+	spec := check.QuicksandSpec{Workers: f.cpus, Deterministic: f.ilBudget > 0,
+		Base: check.Spec{Program: path, Kernel: pps.Kernel, PreemptEverywhere: f.everywhere, HB: mode, TestingMutexes: pps.TestingMutexes},
+		Options: quicksand.Options{Budget: f.budget, ETAFactor: f.etaFactor, ETAThreshold: f.etaThreshold,
+			HomeStretch: f.homeStretch, Maximal: f.maximal, Control: f.control, FirstBug: f.firstBug}}
+	if spec.Base.Kernel.SyncPPs == nil {
+		spec.Base.Kernel.SyncPPs = check.DefaultSyncPPs()
 	}
-	testing := strings.HasPrefix(filepath.Base(path), "mutex_test")
-	base := job.Config{Program: path, Image: data, Kernel: kcfg, PreemptEverywhere: f.everywhere, HB: mode, TestingMutexes: testing}
 	if f.icb {
-		base.DPOR.ICB, base.DPOR.MaxBound = true, dpor.UnlimitedBound
+		spec.Base.Strategy = "icb"
 	}
-	base.Kernel.SyncPPs = sync
-	opt := quicksand.Options{Budget: f.budget, ETAFactor: f.etaFactor, ETAThreshold: f.etaThreshold,
-		HomeStretch: f.homeStretch, Maximal: f.maximal, Control: f.control, FirstBug: f.firstBug}
-	det := f.ilBudget > 0
-	if det {
-		opt.Budget = time.Duration(f.ilBudget)
+	if spec.Deterministic {
+		spec.Options.Budget = time.Duration(f.ilBudget)
 		if !cmd.Flags().Changed("home-stretch") {
-			opt.HomeStretch = 0
+			spec.Options.HomeStretch = 0
 		}
 	}
 	if f.etaThreshold == 0 {
-		opt.ETAThreshold = -1 // none (0 would be the default)
+		spec.Options.ETAThreshold = -1 // none (0 is the default)
 	}
-	// A new run is the resumption of its seeded state, stored first.
-	s := quicksand.New(opt, sync)
-	s.Opt.Workers, s.Opt.Deterministic = f.cpus, det
-	state, err := s.Encode()
-	if err != nil {
-		return err
-	}
-	q := &qsRun{cmd: cmd, path: path, base: base, out: &f.output, persist: &f.persist,
-		cfg: quicksand.Config{Options: s.Opt, Workers: f.cpus, Deterministic: det, Resume: state}}
+	rec := check.Recording{}
 	if !f.noStore {
-		st, run, err := newStoredRun(cmd, "quicksand", path, data, &base)
+		st, err := openStore(cmd, false)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		run.State = state
-		if err := st.Commit(&store.Commit{Run: run}); err != nil {
-			return storeErr(st.Dir(), err)
-		}
-		q.st, q.run = st, run
+		rec = f.persist.recording(cmd, st)
 	}
-	return q.execute()
+	q := newQSRun(cmd, path, &f.output, spec.Deterministic, spec.Options.Budget, spec.Workers, mode)
+	ctx, stop := interruptContext(cmd)
+	defer stop()
+	res, err := check.Quicksand(ctx, spec, data, rec, q.hooks())
+	return q.finish(rec, res, err)
 }
 
 // resumeQuicksand continues a stored quicksand run from its last commit.
-func resumeQuicksand(cmd *cobra.Command, st *store.Store, run *store.Run, out *outputFlags, pf *persistFlags, budget time.Duration) error {
-	spec, err := job.DecodeSpec(run.Spec)
+func resumeQuicksand(cmd *cobra.Command, rec check.Recording, run *store.Run, out *outputFlags, budget time.Duration) error {
+	s, err := check.QuicksandState(run)
 	if err != nil {
 		return usageErr("run %s: %v", run.ID, err)
 	}
-	s, err := quicksand.Decode(run.State)
+	spec, err := check.DecodeSpec(run.Spec)
 	if err != nil {
 		return usageErr("run %s: %v", run.ID, err)
 	}
-	img, err := st.Binary(run.Binary)
-	if err != nil {
-		return storeErr(st.Dir(), err)
-	}
-	cfg := quicksand.Config{Options: s.Opt, Workers: s.Opt.Workers, Deterministic: s.Opt.Deterministic, Resume: run.State}
+	total := s.Opt.Budget
 	if cmd.Flags().Changed("budget") {
-		if cfg.Deterministic {
+		if s.Opt.Deterministic {
 			return usageErr("run %s counts time in interleavings: --budget does not apply", run.ID)
 		}
-		cfg.Budget = budget
+		total = budget
+	} else {
+		budget = 0
 	}
-	if s.Now >= cfg.Budget {
+	if s.Now >= total {
 		return usageErr("run %s has already spent its budget (%s of %s; %s): give a larger --budget to go on (see landslide show %s)",
-			run.ID, clockText(s.Opt.Deterministic, s.Now), clockText(s.Opt.Deterministic, cfg.Budget), run.Message, run.ID)
+			run.ID, check.ClockText(s.Opt.Deterministic, s.Now), check.ClockText(s.Opt.Deterministic, total), run.Message, run.ID)
 	}
 	if !out.quiet {
 		fmt.Fprintf(cmd.ErrOrStderr(), "landslide: resuming quicksand run %s (%s, %s of %s spent)\n", run.ID, run.Message,
-			clockText(s.Opt.Deterministic, s.Now), clockText(s.Opt.Deterministic, cfg.Budget))
+			check.ClockText(s.Opt.Deterministic, s.Now), check.ClockText(s.Opt.Deterministic, total))
 	}
-	q := &qsRun{cmd: cmd, path: run.Program, base: spec.Config(img), out: out, persist: pf, cfg: cfg, st: st, run: run}
-	return q.execute()
+	q := newQSRun(cmd, run.Program, out, s.Opt.Deterministic, total, s.Opt.Workers, spec.HB)
+	ctx, stop := interruptContext(cmd)
+	defer stop()
+	res, err := check.ResumeQuicksand(ctx, rec, run, budget, q.hooks())
+	return q.finish(rec, res, err)
 }
 
-func clockText(det bool, d time.Duration) string {
-	if det {
-		return fmt.Sprintf("%d interleavings", int64(d))
-	}
-	return d.Round(time.Second).String()
-}
-
-// qsRun is one quicksand (or resumed quicksand) command.
+// qsRun renders one quicksand (or resumed quicksand) command: the
+// progress reports and the live bar as the run goes (its hooks), and the
+// final report. The runner is check.Quicksand.
 type qsRun struct {
 	cmd     *cobra.Command
 	path    string
-	base    job.Config
 	out     *outputFlags
-	persist *persistFlags
-	cfg     quicksand.Config
-	st      *store.Store
-	run     *store.Run
+	det     bool
+	budget  time.Duration
+	workers int
+	hb      check.HB
 
-	syms *elfsym.Symbols
-	mu   sync.Mutex // guards bugs, parked and the run record
-	bugs map[int]*QuicksandBug
-	// parked holds the suspended jobs without a store (--no-store): their
-	// explorations wait in memory for the scheduler to resume them.
-	parked map[int]*parkedJob
-	cpu0   time.Duration
+	mu     sync.Mutex       // guards files and prog
+	files  map[int][]string // bug reports written, per job
 	wall0  time.Time
 	stderr io.Writer
-	prog   *qsProgress // guarded by mu
+	status *statusOut
+	prog   *qsProgress
 }
 
-func (q *qsRun) execute() error {
-	img, err := elfsym.Parse(q.base.Image)
+func newQSRun(cmd *cobra.Command, path string, out *outputFlags, det bool, budget time.Duration, workers int, hb check.HB) *qsRun {
+	q := &qsRun{cmd: cmd, path: path, out: out, det: det, budget: budget, workers: workers, hb: hb,
+		files: map[int][]string{}, wall0: time.Now(), stderr: cmd.ErrOrStderr()}
+	q.status = &statusOut{w: q.stderr} // plain: --quiet prints nothing through it
+	if !out.quiet {
+		q.status = newStatusOut(q.stderr)
+	}
+	q.prog = newQSProgress(q.status)
+	return q
+}
+
+// hooks are the run's reports to the terminal.
+func (q *qsRun) hooks() check.QuicksandHooks {
+	h := check.QuicksandHooks{OnStep: q.observe, OnJobDone: q.jobDone}
+	if q.out.quiet {
+		return h
+	}
+	h.Interval = q.out.interval
+	h.OnReport = func(s *quicksand.Sched) {
+		var b strings.Builder
+		q.progress(&b, s, false)
+		q.status.Line(b.String())
+	}
+	h.OnRace = func(s *quicksand.Sched, j *quicksand.Job, id int, r quicksand.Race) {
+		pp := s.Reg.PPs[id]
+		kind := "a racy"
+		if q.hb == check.Limited {
+			kind = "a potentially-racy"
+		}
+		q.status.Line(fmt.Sprintf("Found %s access at 0x%08x in %s (job %d); %d jobs in all", kind, pp.PC, pp.Where, j.ID, len(s.Jobs)))
+	}
+	return h
+}
+
+// finish ends the live display, records the run's end and reports it.
+func (q *qsRun) finish(rec check.Recording, res *check.QuicksandResult, err error) error {
+	q.status.Done()
 	if err != nil {
-		return usageErr("%v", err)
-	}
-	q.syms, q.bugs, q.parked, q.stderr = img.Symbols, map[int]*QuicksandBug{}, map[int]*parkedJob{}, q.cmd.ErrOrStderr()
-	q.cpu0, q.wall0 = processCPU(), time.Now()
-	c := q.cfg
-	c.Runner = q.runJob
-	c.CPU = func() time.Duration { return processCPU() - q.cpu0 }
-	status := &statusOut{w: q.stderr} // plain: --quiet prints nothing through it
-	if !q.out.quiet {
-		status = newStatusOut(q.stderr)
-	}
-	q.prog = newQSProgress(status)
-	defer status.Done()
-	if !q.out.quiet {
-		c.Interval = q.out.interval
-		c.OnReport = func(s *quicksand.Sched) {
-			var b strings.Builder
-			q.progress(&b, s, false)
-			status.Line(b.String())
+		if errors.Is(err, check.ErrBudgetSpent) {
+			return usageErr("%v", err)
 		}
-		c.OnRace = func(s *quicksand.Sched, j *quicksand.Job, id int, r quicksand.Race) {
-			pp := s.Reg.PPs[id]
-			kind := "a racy"
-			if q.base.HB == race.Limited {
-				kind = "a potentially-racy"
-			}
-			status.Line(fmt.Sprintf("Found %s access at 0x%08x in %s (job %d); %d jobs in all", kind, pp.PC, pp.Where, j.ID, len(s.Jobs)))
-		}
+		return checkErr(q.path, err)
 	}
-	res, err := quicksand.Run(c)
-	q.release()
-	status.Done()
-	if err != nil {
-		return jobErr(q.path, err)
+	if err := res.Finish(rec); err != nil {
+		fmt.Fprintf(q.stderr, "landslide: %v\n", checkErr(q.path, err))
 	}
-	return q.report(res)
-}
-
-// parkedJob is an exploration suspended in memory (no store): its
-// goroutine waits in its Control callback.
-type parkedJob struct {
-	resume chan bool // true: go on; false: stop (the run is over)
-	done   chan jobEnd
-}
-
-type jobEnd struct {
-	out *quicksand.Outcome
-	err error
-}
-
-// runJob is the quicksand.Runner: one job, explored by package job. With
-// a store a suspended job stops and later resumes from its last commit;
-// without one it waits in memory (parked).
-func (q *qsRun) runJob(spec quicksand.JobSpec, ctl quicksand.Control) (*quicksand.Outcome, error) {
-	if q.st != nil {
-		return q.explore(spec, ctl, nil)
-	}
-	q.mu.Lock()
-	p := q.parked[spec.ID]
-	q.mu.Unlock()
-	if p != nil {
-		p.resume <- true
-		e := <-p.done
-		return e.out, e.err
-	}
-	p = &parkedJob{resume: make(chan bool), done: make(chan jobEnd, 1)}
-	q.mu.Lock()
-	q.parked[spec.ID] = p
-	q.mu.Unlock()
-	go func() {
-		out, err := q.explore(spec, ctl, p)
-		q.mu.Lock()
-		delete(q.parked, spec.ID)
-		q.mu.Unlock()
-		p.done <- jobEnd{out, err}
-	}()
-	e := <-p.done
-	return e.out, e.err
-}
-
-// release ends the explorations still parked when the run is over.
-func (q *qsRun) release() {
-	q.mu.Lock()
-	ps := make([]*parkedJob, 0, len(q.parked))
-	for _, p := range q.parked {
-		ps = append(ps, p)
-	}
-	q.mu.Unlock()
-	for _, p := range ps {
-		p.resume <- false
-		<-p.done
-	}
-}
-
-// explore runs one job; p, when set, parks it on Suspend.
-func (q *qsRun) explore(spec quicksand.JobSpec, ctl quicksand.Control, p *parkedJob) (*quicksand.Outcome, error) {
-	cfg := q.base
-	cfg.Kernel.SyncPPs = spec.SyncPPs
-	cfg.Kernel.SharedStack = spec.SharedStack
-	if !cfg.PreemptEverywhere {
-		cfg.Kernel.DataRacePCs = spec.DataRacePCs
-	}
-	cfg.Control = func(st job.Step) bool {
-		d := ctl.Step(quicksand.Step{Interleavings: st.Interleavings, Estimate: st.Estimate, Races: q.races(st.Races)})
-		q.observe(spec.ID, st)
-		if d == quicksand.Suspend && p != nil {
-			p.done <- jobEnd{out: &quicksand.Outcome{}} // the worker is free
-			return <-p.resume
-		}
-		return d == quicksand.Continue
-	}
-	if q.st != nil {
-		js := cfg.Spec()
-		runCopy := *q.run
-		p := q.persist.persist(q.st, &runCopy)
-		p.Job, p.Resume, p.Spec = spec.ID, spec.Resume, &js
-		p.Attach = func(c *store.Commit, final *job.Result) {
-			var out *quicksand.Outcome
-			if final != nil {
-				out = outcome(final)
-			}
-			state := ctl.State(out)
-			q.mu.Lock()
-			defer q.mu.Unlock()
-			q.run.State = state
-			q.run.Status, q.run.Message = store.StatusRunning, "quicksand running"
-			r := *q.run
-			c.Run = &r
-		}
-		cfg.Persist = p
-	}
-	res, err := job.Run(cfg)
-	q.jobDone(spec.ID)
-	if err != nil {
-		return nil, err
-	}
-	out := outcome(res)
-	if res.Trace != nil {
-		res.Trace.Races = reportRaces(res.Races) // the failing job's candidates
-		q.mu.Lock()
-		b := &QuicksandBug{Job: spec.ID, Message: out.Bug, Trace: res.Trace, PPSet: strings.Join(res.PPSet, ", ")}
-		if res.Bug != nil {
-			_, b.Signature = job.Signature(q.syms, res.Bug)
-		}
-		q.bugs[spec.ID] = b
-		q.mu.Unlock()
-	}
-	return out, nil
-}
-
-func outcome(res *job.Result) *quicksand.Outcome {
-	out := &quicksand.Outcome{Complete: res.Complete && res.Bug == nil, SharedStack: res.SharedStack}
-	if res.Bug != nil {
-		out.Bug = fmt.Sprintf("%s: %s", res.Bug.Kind, res.Bug.Message)
-	}
-	return out
-}
-
-// races converts a job's new or reclassified candidates, the access that
-// ran first as A.
-func (q *qsRun) races(cs []*race.Candidate) []quicksand.Race {
-	var out []quicksand.Race
-	for _, c := range cs {
-		a, b := c.A, c.B
-		if b.Tr < a.Tr {
-			a, b = b, a
-		}
-		if q.sealed(a.PC) || q.sealed(b.PC) {
-			continue // inside a function the PP filters exclude: a PP there never fires
-		}
-		out = append(out, quicksand.Race{PCA: a.PC, PCB: b.PC, WhereA: q.where(a.PC), WhereB: q.where(b.PC),
-			BothOrder: c.BothOrder, FirstInterleaving: c.FirstInterleaving, Realloc: c.Realloc})
-	}
-	return out
-}
-
-// where names a data-race PP's instruction: "thread1 (fig1.c:24)".
-func (q *qsRun) where(pc uint64) string {
-	fr := q.syms.Describe(pc, false)
-	name := fr.Func
-	if name == "" {
-		name = "<unknown>"
-	}
-	if fr.File != "" {
-		return fmt.Sprintf("%s (%s:%d)", name, filepath.Base(fr.File), fr.Line)
-	}
-	return name
-}
-
-// sealed reports whether a data-race PP at pc could never fire: its own
-// function is excluded by a without filter (it is on the stack whenever
-// the instruction runs), or its function is "within"-excluded... only the
-// first can be decided from the PC alone.
-func (q *qsRun) sealed(pc uint64) bool {
-	fn, _, ok := q.syms.FuncAt(pc)
-	if !ok {
-		return false
-	}
-	for _, f := range q.base.Kernel.Filters {
-		if !f.Within && f.Func == fn {
-			return true
-		}
-	}
-	return false
+	return q.report(res, storeDirOf(rec))
 }
 
 // progress prints the thesis's progress report (Fig. 4.6).
@@ -503,8 +319,8 @@ func (q *qsRun) jobLine(j *quicksand.Job) string {
 	case quicksand.BugFound:
 		where := ""
 		q.mu.Lock()
-		if b := q.bugs[j.ID]; b != nil && len(b.Files) > 0 {
-			where = " " + b.Files[len(b.Files)-2]
+		if fs := q.files[j.ID]; len(fs) > 0 {
+			where = " " + fs[len(fs)-2]
 		}
 		q.mu.Unlock()
 		return fmt.Sprintf("BUG FOUND:%s %s (%d interleavings tested)", where, j.Bug, j.Interleavings)
@@ -519,46 +335,34 @@ func (q *qsRun) jobLine(j *quicksand.Job) string {
 }
 
 // clock prints a clock value: a duration, or interleavings.
-func (q *qsRun) clock(d time.Duration) string { return clockText(q.cfg.Deterministic, d) }
+func (q *qsRun) clock(d time.Duration) string { return check.ClockText(q.det, d) }
 
-// report prints the end of the run and returns its exit code.
-func (q *qsRun) report(res *quicksand.Result) error {
+// report prints the end of the run and returns its exit code; the run
+// is stored in the store at dir.
+func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 	s := res.Sched
-	// CPU and wall time of the whole run, the runs it resumed included.
-	cpu, wall := s.CPU, s.Wall
-	sat := 0.0
-	if wall > 0 {
-		sat = cpu.Seconds() / (wall.Seconds() * float64(q.cfg.Workers))
-	}
-	// Bugs, deduplicated by signature (the first job to find each).
 	var bugs []*QuicksandBug
-	seen := map[string]bool{}
-	for _, j := range s.Bugs() {
-		b := q.bugs[j.ID]
-		if b == nil {
-			b = &QuicksandBug{Job: j.ID, Message: j.Bug, Signature: j.Bug}
+	for _, cb := range res.Bugs {
+		b := &QuicksandBug{Job: cb.Job, FoundAt: cb.FoundAt.Seconds(), PPSet: cb.PPSet, Message: cb.Message,
+			Signature: cb.Signature, Trace: cb.Trace}
+		if q.det {
+			b.FoundAt = float64(cb.FoundAt)
 		}
-		b.PPSet = s.Reg.Describe(j.Set)
-		b.FoundAt = time.Duration(j.FoundAt).Seconds()
-		if q.cfg.Deterministic {
-			b.FoundAt = float64(j.FoundAt)
-		}
-		if seen[b.Signature] {
-			continue
-		}
-		seen[b.Signature] = true
 		if b.Trace != nil {
-			name := strings.TrimSuffix(filepath.Base(q.path), filepath.Ext(q.path)) + fmt.Sprintf("-job%d", j.ID)
+			name := strings.TrimSuffix(filepath.Base(q.path), filepath.Ext(q.path)) + fmt.Sprintf("-job%d", b.Job)
 			files, err := writeTraces(q.out.traceDir, name, b.Trace)
 			if err != nil {
 				fmt.Fprintf(q.stderr, "landslide: writing the bug report: %v\n", err)
 			}
 			b.Files = files
+			q.mu.Lock()
+			q.files[b.Job] = files
+			q.mu.Unlock()
 		}
 		bugs = append(bugs, b)
 	}
-	v := quicksandVerdict(s, len(bugs))
-	code := v.Code
+	v := res.Verdict
+	code := exitCode(v.Outcome)
 	var verified, uncovered []string
 	for _, j := range s.Completed() {
 		verified = append(verified, s.Reg.Describe(j.Set))
@@ -571,14 +375,11 @@ func (q *qsRun) report(res *quicksand.Result) error {
 			uncovered = append(uncovered, fmt.Sprintf("'data race 0x%x %s / 0x%x %s' (never a PP under --control)", n.PCA, n.WhereA, n.PCB, n.WhereB))
 		}
 	}
-	if q.run != nil {
-		q.finishRun(s, v)
-	}
 	if q.out.json {
 		doc := QuicksandJSON{Program: q.path, Result: resultName(code), ExitCode: code, Bugs: bugs, VerifiedPPSets: verified,
 			TotalVerification: s.Verified(), UncoveredRacePPs: uncovered, Clock: "wall", Elapsed: time.Duration(s.Now).Seconds(),
-			CPUSeconds: cpu.Seconds(), Saturation: sat}
-		if q.cfg.Deterministic {
+			CPUSeconds: res.CPU.Seconds(), Saturation: res.Saturation}
+		if q.det {
 			doc.Clock, doc.Elapsed = "interleavings", float64(s.Now)
 		}
 		if doc.Bugs == nil {
@@ -588,8 +389,8 @@ func (q *qsRun) report(res *quicksand.Result) error {
 			doc.Jobs = append(doc.Jobs, QuicksandJobJSON{ID: j.ID, PPSet: s.Reg.Describe(j.Set), Status: j.Status.String(),
 				Origin: j.Origin, Interleavings: j.Interleavings, Proportion: finite(j.Proportion), Suspensions: j.Suspensions, Note: j.Note})
 		}
-		if q.run != nil {
-			doc.Run = q.run.ID
+		if res.Run != nil {
+			doc.Run = res.Run.ID
 		}
 		if err := writeJSON(q.cmd.OutOrStdout(), doc); err != nil {
 			return err
@@ -623,27 +424,16 @@ func (q *qsRun) report(res *quicksand.Result) error {
 		}
 	}
 	fmt.Fprintf(out, "Elapsed %s; CPU time %s over %d %s (core saturation %.0f%%).\n", q.clock(s.Now),
-		cpu.Round(time.Millisecond), q.cfg.Workers, plural(q.cfg.Workers, "worker"), 100*sat)
-	if q.run != nil {
-		fmt.Fprintf(out, "Stored as run %s in %s (landslide show %s; landslide replay %s for a bug).\n", q.run.ID, q.st.Dir(), q.run.ID, q.run.ID)
+		res.CPU.Round(time.Millisecond), q.workers, plural(q.workers, "worker"), 100*res.Saturation)
+	if res.Run != nil {
+		if v.Outcome == check.Interrupted {
+			fmt.Fprintf(out, "Interrupted: every running job committed its last interleaving; `landslide resume %s` continues the run.\n", res.Run.ID)
+		}
+		fmt.Fprintf(out, "Stored as run %s in %s (landslide show %s; landslide replay %s for a bug).\n", res.Run.ID, dir, res.Run.ID, res.Run.ID)
+	} else if v.Outcome == check.Interrupted {
+		fmt.Fprintln(out, "Interrupted (--no-store: nothing was recorded, so it cannot be resumed).")
 	}
 	return &exitError{code: code}
-}
-
-// finishRun records the run's end: the verdict and the final job table.
-func (q *qsRun) finishRun(s *quicksand.Sched, v qsVerdict) {
-	state, err := s.Encode()
-	if err != nil {
-		fmt.Fprintf(q.stderr, "landslide: %v\n", err)
-		return
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.run.State = state
-	q.run.Status, q.run.Message = v.Status, "quicksand: "+v.Message
-	if err := q.st.Commit(&store.Commit{Run: q.run, Flush: true}); err != nil {
-		fmt.Fprintf(q.stderr, "landslide: %v\n", storeErr(q.st.Dir(), err))
-	}
 }
 
 func finite(v float64) float64 {
@@ -651,13 +441,4 @@ func finite(v float64) float64 {
 		return 0
 	}
 	return v
-}
-
-// processCPU is this process's user+system CPU time.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

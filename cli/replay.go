@@ -9,9 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"landslide/race"
-	"landslide/record"
-	"landslide/replay"
+	"landslide/check"
 	"landslide/report"
 	"landslide/store"
 )
@@ -97,27 +95,20 @@ transition as it is re-executed. Exit 1 when the trace reproduces its bug,
 				return readErr(st.Dir(), err)
 			}
 			out := cmd.OutOrStdout()
-			opt := replay.Options{FromStart: fromStart}
+			opt := check.ReplayOptions{FromStart: fromStart}
 			if step {
-				opt.Step = func(i int, t *record.Transition) {
+				opt.Step = func(i int, t *check.Transition) {
 					fmt.Fprintf(out, "#%d thread %d -> %s (%d instructions, %d shared accesses)\n",
 						i, t.Thread, report.PPLabel(t.PP), t.Instructions, len(t.Accesses))
 				}
 			}
-			res, err := replay.Trace(st, run, tr, opt)
+			res, err := check.Replay(st, run, tr, opt)
+			var se *check.StoreError
+			if errors.As(err, &se) {
+				return storeErr(se.Dir, se.Err)
+			}
 			if err != nil {
 				return usageErr("replaying run %s trace %d: %v", run.ID, tr.ID, err)
-			}
-			if res.Report != nil {
-				// The report carries the job's race candidates, as when it
-				// was found.
-				recs, err := st.Races(run.ID, tr.Job)
-				if err != nil {
-					return storeErr(st.Dir(), err)
-				}
-				for _, r := range recs {
-					res.Report.Races = append(res.Report.Races, report.NewRace(&r.Candidate, r.StackA, r.StackB))
-				}
 			}
 			from := "the program's start"
 			if res.From > 0 {
@@ -164,7 +155,7 @@ free-re-malloc). The answer depends only on the store: the same command
 twice gives the same output.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			mode, err := race.ParseMode(hb)
+			mode, err := check.ParseHB(hb)
 			if err != nil {
 				return usageErr("--hb: %v", err)
 			}
@@ -173,34 +164,16 @@ twice gives the same output.`,
 				return err
 			}
 			defer st.Close()
-			cands, n, err := replay.Races(st, run, jobID, mode)
+			off, err := check.Races(st, run, jobID, mode)
+			var se *check.StoreError
+			if errors.As(err, &se) {
+				return storeErr(se.Dir, se.Err)
+			}
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			_, _, k, err := replay.Load(st, run, jobID)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			syms := k.Symbols()
+			cands, n, races, syms := off.Candidates, off.Interleavings, off.Races, off.Syms
 			out := cmd.OutOrStdout()
-			// Both stacks of every candidate, as stored by the exploration
-			// (a pair only this mode finds has the racing instructions).
-			recs, err := st.Races(run.ID, jobID)
-			if err != nil {
-				return storeErr(st.Dir(), err)
-			}
-			stacks := map[[2]uint64][2][]report.Frame{}
-			for _, r := range recs {
-				stacks[r.Candidate.Key()] = [2][]report.Frame{r.StackA, r.StackB}
-			}
-			var races []report.Race
-			for _, c := range cands {
-				sk, ok := stacks[c.Key()]
-				if !ok {
-					sk = [2][]report.Frame{report.Frames(syms, []uint64{c.A.PC}), report.Frames(syms, []uint64{c.B.PC})}
-				}
-				races = append(races, report.NewRace(c, sk[0], sk[1]))
-			}
 			if asJSON {
 				doc := struct {
 					Run           string     `json:"run"`

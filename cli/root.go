@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"landslide/check"
 	"landslide/store"
 )
 
@@ -109,7 +110,7 @@ type versionInfo struct {
 }
 
 func currentVersion() versionInfo {
-	e := env()
+	e := check.Env()
 	return versionInfo{Version: e.Version, GoVersion: e.GoVersion, StoreFormat: store.FormatVersion, ArchiveVersion: store.ArchiveVersion}
 }
 

@@ -4,17 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"landslide/emu/elfsym"
-	"landslide/kernel"
-	"landslide/record"
+	"landslide/check"
 	"landslide/report"
-	"landslide/schedule"
 )
 
 type runFlags struct {
@@ -55,34 +50,11 @@ Exit codes: 0 no bug, 1 bug found, 2 usage or input error, 3 budget exhausted.`,
 
 // loadELF reads a program file, turning every problem into a usage error.
 func loadELF(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := check.LoadELF(path)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
-	if _, err := elfsym.Parse(data); err != nil {
-		return nil, usageErr("%s: %v", path, err)
-	}
 	return data, nil
-}
-
-// parseAddr reads 0x1234, 1234 or symbol+offset against the program.
-func parseAddr(s string, syms *elfsym.Symbols) (uint64, error) {
-	if v, err := strconv.ParseUint(s, 0, 64); err == nil {
-		return v, nil
-	}
-	name, off, _ := strings.Cut(s, "+")
-	base, _, ok := syms.Lookup(name)
-	if !ok {
-		return 0, fmt.Errorf("%q: no such symbol in the program", name)
-	}
-	var o uint64
-	if off != "" {
-		var err error
-		if o, err = strconv.ParseUint(off, 0, 64); err != nil {
-			return 0, fmt.Errorf("%q: bad offset %q", s, off)
-		}
-	}
-	return base + o, nil
 }
 
 func splitList(s string) []string {
@@ -104,33 +76,19 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := f.ppFlags.config(data, cmd.Flags().Changed("pp"))
+	pps, err := f.ppFlags.config(data, cmd.Flags().Changed("pp"))
 	if err != nil {
 		return err
 	}
 	f.ppFlags.noteTestConfig(cmd.ErrOrStderr(), false)
+	cfg := pps.Kernel
 	cfg.NoTrack = f.noTrack
 	cfg.Args = append([]string{path}, args[1:]...)
-	var ch schedule.Chooser = schedule.Default{}
-	if f.seed >= 0 {
-		ch = schedule.NewRandom(uint64(f.seed))
-	}
-	if f.schedule != "" {
-		cs, err := schedule.Parse(f.schedule)
-		if err != nil {
-			return usageErr("--schedule: %v", err)
-		}
-		ch = schedule.Script{Choices: cs}
-	}
-	k, err := kernel.New(data, cfg)
-	if err != nil {
-		return usageErr("%s: %v", path, err)
-	}
-	out, err := k.Play(ch)
+	ex, err := check.Execute(data, path, cfg, check.Schedule{Script: f.schedule, Seed: f.seed})
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	syms := k.Symbols()
+	out, syms := ex.Outcome, ex.Syms
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	code := ExitOK
 	switch {
@@ -139,13 +97,13 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	case out.Budget:
 		code = ExitBudget
 	}
-	replay := fmt.Sprintf("landslide run %s --schedule %s", path, schedule.Format(out.Schedule))
+	replay := ex.Replay
 	if f.json {
 		sum := sha256.Sum256(data)
 		doc := RunJSON{
 			Program: path, SHA256: hex.EncodeToString(sum[:]), Result: resultName(code), ExitCode: code,
 			ExitStatus: out.ExitStatus, Stdout: string(out.Stdout), PPs: out.PPs,
-			Instructions: out.Instructions, Schedule: schedule.Format(out.Schedule),
+			Instructions: out.Instructions, Schedule: check.FormatSchedule(out.Schedule),
 			TraceHash: hex.EncodeToString(out.Hash[:]), Bug: report.NewBug(out.Bug, syms),
 			Leaks: len(out.Leaks), Replay: replay,
 		}
@@ -163,7 +121,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 			}
 			fmt.Fprintln(stderr)
 			for _, e := range t.Sync {
-				fmt.Fprintf(stderr, "      %s\n", syncText(e))
+				fmt.Fprintf(stderr, "      %s\n", report.SyncEventTrace(e))
 			}
 		}
 	}
@@ -194,19 +152,4 @@ func resultName(code int) string {
 		return "budget"
 	}
 	return "ok"
-}
-
-// syncText describes a sync event for --trace.
-func syncText(e record.SyncEvent) string {
-	switch e.Kind {
-	case record.SyncCreate:
-		return fmt.Sprintf("creates thread %d", e.Other)
-	case record.SyncUnblock:
-		return fmt.Sprintf("makes thread %d runnable", e.Other)
-	case record.SyncEnter, record.SyncReturn:
-		return fmt.Sprintf("%s %s(0x%x)", e.Kind, e.Func, e.Arg)
-	case record.SyncAlloc, record.SyncFree:
-		return fmt.Sprintf("%s block #%d (generation %d) at 0x%x", e.Kind, e.Block, e.Gen, e.Arg)
-	}
-	return e.Kind.String()
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -13,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"landslide/job"
+	"landslide/check"
 	"landslide/store"
 )
 
@@ -148,65 +146,34 @@ type persistFlags struct {
 }
 
 func (p *persistFlags) register(fl *pflag.FlagSet) {
-	fl.IntVar(&p.every, "commit-every", job.DefaultCommitEvery, "commit to the store after this many interleavings")
-	fl.DurationVar(&p.interval, "commit-interval", job.DefaultCommitInterval, "... or after this much time, whichever comes first")
-	fl.IntVar(&p.checkpoint, "checkpoint-every", job.DefaultCheckpointEvery, "store the machine's state every this many PPs along the branch at each commit (negative: never)")
+	fl.IntVar(&p.every, "commit-every", check.DefaultCommitEvery, "commit to the store after this many interleavings")
+	fl.DurationVar(&p.interval, "commit-interval", check.DefaultCommitInterval, "... or after this much time, whichever comes first")
+	fl.IntVar(&p.checkpoint, "checkpoint-every", check.DefaultCheckpointEvery, "store the machine's state every this many PPs along the branch at each commit (negative: never)")
 	fl.BoolVar(&p.noBranches, "no-branch-log", false, "do not store the interleavings (saves space; offline race analysis then cannot run)")
 }
 
-func (p *persistFlags) persist(st *store.Store, run *store.Run) *job.Persist {
-	return &job.Persist{Store: st, Run: run, Job: 1, Every: p.every, Interval: p.interval,
-		CheckpointEvery: p.checkpoint, NoBranchLog: p.noBranches}
-}
-
-// env describes this machine and build.
-func env() store.Env {
-	e := store.Env{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Version: "devel"}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			e.Version = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				e.Version = s.Value[:12]
-			}
-		}
-	}
-	e.Host, _ = os.Hostname()
-	return e
-}
-
-// newStoredRun opens the workspace and records a new run of cfg.
-func newStoredRun(cmd *cobra.Command, command, path string, image []byte, cfg *job.Config) (*store.Store, *store.Run, error) {
-	st, err := openStore(cmd, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	fail := func(err error) (*store.Store, *store.Run, error) {
-		st.Close()
-		return nil, nil, storeErr(st.Dir(), err)
-	}
-	spec, err := job.EncodeSpec(cfg.Spec())
-	if err != nil {
-		return fail(err)
-	}
-	bin, err := st.PutBinary(image)
-	if err != nil {
-		return fail(err)
-	}
+// recording is how a check is kept in st: the flags' tuning, the command
+// line as given, and the line that says how to resume a new run.
+func (p *persistFlags) recording(cmd *cobra.Command, st *store.Store) check.Recording {
 	// The command line as given (show prints it once, as "landslide ...").
 	var args []string
 	if argv := cmd.Root().Annotations[argvKey]; argv != "" {
 		args = []string{argv}
 	}
-	run := &store.Run{Command: command, Program: path, Binary: bin, Args: args, Spec: spec, Env: env(), Status: store.StatusRunning}
-	if err := st.NewRun(run); err != nil {
-		return fail(err)
+	return check.Recording{Store: st, Args: args, Every: p.every, Interval: p.interval, CheckpointEvery: p.checkpoint,
+		NoBranchLog: p.noBranches, OnRun: func(run *store.Run) {
+			// Printed even with --quiet: after a crash, this line is
+			// what says how to go on.
+			fmt.Fprintf(cmd.ErrOrStderr(), "landslide: run %s in %s (resume it with `landslide resume %s` if interrupted)\n", run.ID, st.Dir(), run.ID)
+		}}
+}
+
+// storeDirOf is the store a recording uses ("" for none).
+func storeDirOf(rec check.Recording) string {
+	if rec.Store == nil {
+		return ""
 	}
-	// Printed even with --quiet: after a crash, this line is what says
-	// how to go on.
-	fmt.Fprintf(cmd.ErrOrStderr(), "landslide: run %s in %s (resume it with `landslide resume %s` if interrupted)\n", run.ID, st.Dir(), run.ID)
-	return st, run, nil
+	return rec.Store.Dir()
 }
 
 func newResumeCmd() *cobra.Command {
@@ -237,35 +204,33 @@ uninterrupted run would have had. RUN is a run ID or a unique prefix of one
 			case store.StatusVerified, store.StatusBug, store.StatusBounded:
 				return usageErr("run %s has already finished: %s (see landslide show %s)", run.ID, run.Message, run.ID)
 			}
+			rec := pf.recording(cmd, st)
 			if run.Command == "quicksand" {
-				return resumeQuicksand(cmd, st, run, &out, &pf, budget)
+				return resumeQuicksand(cmd, rec, run, &out, budget)
 			}
-			spec, err := job.DecodeSpec(run.Spec)
-			if err != nil {
-				return usageErr("run %s: %v", run.ID, err)
-			}
-			img, err := st.Binary(run.Binary)
-			if err != nil {
-				return storeErr(st.Dir(), err)
-			}
-			cfg := spec.Config(img)
+			var o check.Overrides
 			if cmd.Flags().Changed("budget") {
-				cfg.Budget = budget
+				o.Budget = budget
 			}
 			if cmd.Flags().Changed("max-interleavings") {
-				cfg.DPOR.MaxInterleavings = maxInterleave
+				o.MaxInterleavings = &maxInterleave
 			}
-			out.attach(&cfg, cmd.ErrOrStderr())
-			cfg.Persist = pf.persist(st, run)
-			cfg.Persist.Resume = true
+			var hooks check.Hooks
+			out.attach(&hooks, cmd.ErrOrStderr())
 			if !out.quiet {
 				fmt.Fprintf(cmd.ErrOrStderr(), "landslide: resuming run %s (%s)\n", run.ID, run.Message)
 			}
-			res, err := job.Run(cfg)
+			ctx, stop := interruptContext(cmd)
+			defer stop()
+			res, err := check.ResumeExplore(ctx, rec, run, o, hooks)
 			if err != nil {
-				return jobErr(run.Program, err)
+				var se *check.StoreError
+				if !errors.As(err, &se) && strings.HasPrefix(err.Error(), "run "+run.ID+": ") {
+					return usageErr("%v", err)
+				}
+				return checkErr(run.Program, err)
 			}
-			return reportExplore(cmd, run.Program, &out, res, run, st.Dir())
+			return reportExplore(cmd, run.Program, &out, res, st.Dir())
 		},
 	}
 	fl := cmd.Flags()

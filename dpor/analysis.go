@@ -54,9 +54,6 @@ type analysis struct {
 	index map[uint64][]entry
 	stamp []int32
 	gen   int32
-	// allPairs tags every pair of mem, as the thesis does, instead of
-	// the direct races only.
-	allPairs bool
 	// failing, when > 0, is a transition that failed (ended the program
 	// with a bug): it is dependent with every transition of another
 	// thread, because it disabled them all.
@@ -176,15 +173,13 @@ func (a *analysis) add(tr *record.Transition, before []record.TID) {
 	// transition, another conflict, an enabling). Reversing a pair that
 	// another dependency already orders is the job of that dependency's
 	// own race (Flanagan and Godefroid's "last dependent transition";
-	// source-set DPOR's "e ⋖ e′"). The thesis tags every pair; the result
-	// is the same state space with fewer redundant branches.
-	race := mem
-	if !a.allPairs {
-		race = nil
-		for _, i := range mem {
-			if !a.coveredElsewhere(i, int32(p), deps, flipIn) {
-				race = append(race, i)
-			}
+	// source-set DPOR's "e ⋖ e′"). The thesis tags every pair (the dpor
+	// strategy's AllPairs: mem); the result is the same state space with
+	// fewer redundant branches.
+	var race []int32
+	for _, i := range mem {
+		if !a.coveredElsewhere(i, int32(p), deps, flipIn) {
+			race = append(race, i)
 		}
 	}
 	slices.Sort(deps)

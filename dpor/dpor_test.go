@@ -1,6 +1,7 @@
 package dpor
 
 import (
+	"context"
 	"math"
 	"testing"
 	"time"
@@ -24,15 +25,19 @@ func explore(t *testing.T, m *model, opt Options) run {
 	r := run{outcomes: map[string]bool{}}
 	user := opt.OnBranch
 	opt.KeepGoing = true
-	opt.OnBranch = func(b *Branch) bool {
+	opt.OnBranch = func(b *Branch) Stop {
 		r.schedules = append(r.schedules, schedString(b.Choices))
 		r.outcomes[m.outcome()] = true
 		if user != nil {
 			return user(b)
 		}
-		return true
+		return Continue
 	}
-	res, err := New(m, opt).Run()
+	x, err := New(m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := x.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,11 +49,11 @@ func explore(t *testing.T, m *model, opt Options) run {
 // reduction; Fig. 3.6, 6 with DPOR (C(4,2): only the 4 accesses to x
 // matter); §3.4.2 "Sleep set reduction": 4 (A, B, C, K) with sleep sets.
 func TestXPlusPlusCounts(t *testing.T) {
-	full := explore(t, xplusplus(), Options{Mode: Full})
+	full := explore(t, xplusplus(), Options{Spec: Spec{Strategy: "full"}})
 	if full.res.Interleavings != 20 || !full.res.Complete {
 		t.Errorf("no reduction: %d interleavings (complete %v), want 20", full.res.Interleavings, full.res.Complete)
 	}
-	plain := explore(t, xplusplus(), Options{NoSleepSets: true, AllPairs: true})
+	plain := explore(t, xplusplus(), Options{Spec: Spec{NoSleepSets: true, AllPairs: true}})
 	if plain.res.Interleavings != 6 || !plain.res.Complete {
 		t.Errorf("DPOR: %d interleavings, want 6: %v", plain.res.Interleavings, plain.schedules)
 	}
@@ -61,13 +66,13 @@ func TestXPlusPlusCounts(t *testing.T) {
 			}
 		}
 	}
-	sleep := explore(t, xplusplus(), Options{AllPairs: true})
+	sleep := explore(t, xplusplus(), Options{Spec: Spec{AllPairs: true}})
 	if sleep.res.Interleavings != 4 {
 		t.Errorf("DPOR with sleep sets: %d interleavings %v, want 4 (A, B, C, K)", sleep.res.Interleavings, sleep.schedules)
 	}
 	// The default reverses only direct races: no more than the thesis's
 	// DPOR, no fewer than the 4 Mazurkiewicz traces.
-	direct := explore(t, xplusplus(), Options{NoSleepSets: true})
+	direct := explore(t, xplusplus(), Options{Spec: Spec{NoSleepSets: true}})
 	directSleep := explore(t, xplusplus(), Options{})
 	if n := direct.res.Interleavings; n > 6 || n < 4 || directSleep.res.Interleavings != 4 {
 		t.Errorf("direct races: %d interleavings, %d with sleep sets; want 4..6 and 4", n, directSleep.res.Interleavings)
@@ -89,14 +94,14 @@ func TestXPlusPlusEstimates(t *testing.T) {
 	wantSize := []float64{4, 16.0 / 3, 6, 16.0 / 3, 40.0 / 7, 6}
 	wantTime := []float64{20, 24, 24, 22, 24, 24}
 	i := 0
-	explore(t, m, Options{NoSleepSets: true, AllPairs: true, Now: func() time.Duration { return time.Duration(clock) },
-		OnBranch: func(b *Branch) bool {
+	explore(t, m, Options{Spec: Spec{NoSleepSets: true, AllPairs: true}, Now: func() time.Duration { return time.Duration(clock) },
+		OnBranch: func(b *Branch) Stop {
 			if i < len(wantSize) {
 				if math.Abs(b.Estimate.Size-wantSize[i]) > 1e-9 || b.Estimate.Total.Seconds() != wantTime[i] {
 					t.Errorf("branch %d: size %.3f time %v; thesis %.2f, %.0fs", i+1, b.Estimate.Size, b.Estimate.Total, wantSize[i], wantTime[i])
 				}
 			}
 			i++
-			return true
+			return Continue
 		}})
 }

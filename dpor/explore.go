@@ -1,6 +1,7 @@
 package dpor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -9,22 +10,6 @@ import (
 	"landslide/estimator"
 	"landslide/record"
 )
-
-// Mode selects the reduction.
-type Mode uint8
-
-// Modes.
-const (
-	DPOR Mode = iota // dynamic partial-order reduction (the default)
-	Full             // no reduction: every runnable thread at every PP
-)
-
-func (m Mode) String() string {
-	if m == Full {
-		return "full"
-	}
-	return "dpor"
-}
 
 // maxProbe bounds a probe's transitions (see probe).
 const maxProbe = 1000
@@ -37,49 +22,11 @@ const (
 	UnlimitedBound            = math.MaxInt32 // Options.MaxBound: no cap
 )
 
-// Options configure an exploration. The zero value is DPOR with sleep
-// sets, no bound, stopping at the first bug.
-type Options struct {
-	Mode Mode
-	// NoSleepSets turns the sleep-set refinement off.
-	NoSleepSets bool
-	// AllPairs reverses every conflicting pair not ordered by the
-	// scheduling happens-before, as the thesis does, instead of only the
-	// direct races (the default; see analysis.add).
-	AllPairs bool
-	// ICB explores by iterative context bounding: all interleavings with at
-	// most 0 preemptions, then at most 1, …, up to MaxBound (or until a
-	// round drops no tag). MaxBound 0 with ICB means bound 0 only; use
-	// UnlimitedBound for "until complete".
-	ICB      bool
-	MaxBound int
-	// MaxInterleavings stops after that many interleavings (0: no limit).
-	MaxInterleavings int
-	// KeepGoing continues after a bug (the default stops at the first).
-	KeepGoing bool
-	// NoDepthHeuristic turns off the too-deep infinite-loop heuristic.
-	NoDepthHeuristic bool
-	// Now is the clock used for the time estimates (default: wall time
-	// since the exploration started). It never influences what is explored.
-	Now func() time.Duration
-	// OnBranch sees every completed interleaving, while the machine is
-	// still at its end; returning false stops the exploration.
-	OnBranch func(*Branch) bool
-	// ShouldStop is polled after each interleaving (a time budget).
-	ShouldStop func() bool
-	// Checkpoint, when set, offers a stored machine state on the way to
-	// the end of prefix (the current branch's first choices): it returns
-	// the state after the first depth choices, or nil. A resumed explorer
-	// uses it to rebuild a node's snapshot without re-executing from the
-	// program's start (see Resume).
-	Checkpoint func(prefix []record.Choice) (depth int, s record.Snapshot)
-}
-
 // Branch is one completed interleaving. Its slices belong to the explorer
 // and are valid only during the OnBranch call.
 type Branch struct {
 	N           int // 1-based, over the whole exploration
-	Round       int // ICB bound of this round (0 without ICB)
+	Round       int // the round (see Strategy.Bound), 0 for the first
 	Transitions []*record.Transition
 	Choices     []record.Choice
 	Preempted   []bool // per transition: it began with a preemption
@@ -109,7 +56,7 @@ type Result struct {
 	BugBranch *Branch
 	Budgeted  int // branches that ran out of instructions
 	Estimate  estimator.Estimate
-	Stopped   string // why an incomplete exploration stopped
+	Stopped   Stop // why an incomplete exploration stopped
 	// Depth is the number of transitions of the last interleaving.
 	Depth int
 }
@@ -126,10 +73,13 @@ type node struct {
 	tagged    []record.TID
 }
 
-// Explorer explores one machine.
+// Explorer explores one machine: it is the exploration path (the current
+// branch as nodes, backtracking, snapshots, the analysis, the frontier),
+// steered by a Strategy.
 type Explorer struct {
-	m   record.Machine
-	opt Options
+	m     record.Machine
+	opt   Options
+	strat Strategy
 
 	nodes     []node
 	trs       []*record.Transition
@@ -138,6 +88,7 @@ type Explorer struct {
 	an        analysis
 	est       estimator.Path
 
+	round     int
 	bound     int
 	dropped   bool // a tag was dropped by the bound this round
 	branches  int  // completed branches this round
@@ -152,15 +103,18 @@ type Explorer struct {
 }
 
 // New prepares an exploration of m from its current state (which must be
-// a PP: the program's start).
-func New(m record.Machine, opt Options) *Explorer {
-	x := &Explorer{m: m, opt: opt}
-	x.an.allPairs = opt.AllPairs
+// a PP: the program's start) with the strategy opt.Spec names.
+func New(m record.Machine, opt Options) (*Explorer, error) {
+	st, err := NewStrategy(opt.Spec)
+	if err != nil {
+		return nil, err
+	}
+	x := &Explorer{m: m, opt: opt, strat: st}
 	if x.opt.Now == nil {
 		x.start = time.Now()
 		x.opt.Now = func() time.Duration { return time.Since(x.start) }
 	}
-	return x
+	return x, nil
 }
 
 func voluntary(k record.PPKind) bool {
@@ -194,24 +148,15 @@ func (n *node) marked() int { return len(n.explored) + len(n.tagged) }
 // pushNode records the PP the machine is at.
 func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
 	n := node{snap: x.m.Snapshot(), runnable: x.m.Runnable(), prev: prev, voluntary: vol, pre: pre}
-	if x.opt.Mode == Full {
-		n.tagged = append([]record.TID(nil), n.runnable...)
-	}
 	x.nodes = append(x.nodes, n)
-	if x.opt.ICB && x.opt.Mode != Full {
-		// Within the bound, ICB schedules every thread at every PP where
-		// the bound allows it (CHESS's iterative context bounding):
-		// DPOR's tags with BPOR are not complete within a bound (the
-		// tests found interleavings with B preemptions they miss).
-		for _, q := range n.runnable {
-			x.tag(len(x.nodes)-1, q)
-		}
-	}
+	x.strat.Reached(x, len(x.nodes)-1)
 }
 
 // Run explores until the state space is complete, a bug is found (unless
-// KeepGoing), or a limit stops it.
-func (x *Explorer) Run() (*Result, error) {
+// KeepGoing), a limit stops it, or ctx is canceled (checked after each
+// interleaving: the explorer's state, Frontier, is then that of the last
+// interleaving, and Result.Stopped is StopCanceled).
+func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 	res := &Result{}
 	var pending record.TID // the tag to run at the deepest node
 	if x.resumed {
@@ -219,16 +164,16 @@ func (x *Explorer) Run() (*Result, error) {
 		res.Estimate, res.Bound, res.Budgeted = x.est.Current(), x.bound, x.budgeted
 		res.Depth = len(x.trs)
 	} else {
-		if x.opt.ICB {
-			x.bound = 0
-		} else {
-			x.bound = UnlimitedBound
-		}
 		if done, _ := x.m.Ended(); done {
 			return nil, errors.New("the machine has already ended")
 		}
-		x.pushNode(0, false, 0)
+		bound, ok := x.strat.Bound(0)
+		if !ok {
+			return nil, errors.New("dpor: the strategy has no first round")
+		}
+		x.round, x.bound = 0, bound
 		x.est.Push(0)
+		x.pushNode(0, false, 0)
 	}
 	x.lastStamp = x.opt.Now()
 	for {
@@ -249,46 +194,48 @@ func (x *Explorer) Run() (*Result, error) {
 			res.Bound = x.bound
 			res.Budgeted = x.budgeted
 			res.Depth = len(br.Transitions)
-			keep := true
+			stop := Continue
 			if x.opt.OnBranch != nil {
-				keep = x.opt.OnBranch(br)
+				stop = x.opt.OnBranch(br)
 			}
 			if br.Bug != nil && res.Bug == nil {
 				res.Bug = br.Bug
 				res.BugBranch = copyBranch(br)
 			}
 			if br.Bug != nil && !x.opt.KeepGoing {
-				res.Stopped = "bug"
+				res.Stopped = StopBug
 				return res, nil
 			}
-			if !keep {
-				res.Stopped = "stopped"
+			if stop != Continue {
+				res.Stopped = stop
 				return res, nil
 			}
 		}
 		// The limits are checked before a tag is taken, so that the
 		// explorer's state (Frontier) stays that of the last interleaving.
 		if !x.hasNext() {
-			if x.opt.ICB && x.dropped && x.bound < x.opt.MaxBound {
-				if err := x.restart(x.bound + 1); err != nil {
-					return nil, err
+			if x.dropped {
+				if bound, ok := x.strat.Bound(x.round + 1); ok {
+					if err := x.restart(x.round+1, bound); err != nil {
+						return nil, err
+					}
+					pending = 0
+					continue
 				}
-				pending = 0
-				continue
 			}
-			res.Complete = !(x.opt.ICB && x.dropped)
-			res.Bounded = x.opt.ICB && x.dropped
+			res.Complete = !x.dropped
+			res.Bounded = x.dropped
 			if !res.Complete {
-				res.Stopped = fmt.Sprintf("preemption bound %d reached", x.bound)
+				res.Stopped = StopBound
 			}
 			return res, nil
 		}
 		if x.opt.MaxInterleavings > 0 && x.executed >= x.opt.MaxInterleavings {
-			res.Stopped = "interleaving limit"
+			res.Stopped = StopLimit
 			return res, nil
 		}
-		if x.opt.ShouldStop != nil && x.opt.ShouldStop() {
-			res.Stopped = "budget"
+		if canceled(ctx) {
+			res.Stopped = StopCanceled
 			return res, nil
 		}
 		d, q := x.next()
@@ -299,8 +246,8 @@ func (x *Explorer) Run() (*Result, error) {
 	}
 }
 
-// restart begins a new ICB round with the given bound.
-func (x *Explorer) restart(bound int) error {
+// restart begins round r, with the given bound, from the root.
+func (x *Explorer) restart(r, bound int) error {
 	if err := x.backtrack(0); err != nil {
 		return err
 	}
@@ -308,17 +255,11 @@ func (x *Explorer) restart(bound int) error {
 	root.explored, root.tagged, root.chosen = nil, nil, 0
 	x.est = estimator.Path{}
 	x.est.Push(0)
-	x.bound = bound
+	x.round, x.bound = r, bound
 	x.dropped = false
 	x.branches = 0
 	x.lastDiv = 0
-	if x.opt.Mode != Full {
-		for _, q := range root.runnable {
-			x.tag(0, q)
-		}
-	} else {
-		root.tagged = append([]record.TID(nil), root.runnable...)
-	}
+	x.strat.Reached(x, 0)
 	return nil
 }
 
@@ -378,11 +319,16 @@ func (x *Explorer) runBranch(pending record.TID) (*Branch, error) {
 		q := pending
 		pending = 0
 		if q == 0 {
+			q = x.strat.Pick(x)
+		}
+		if q == 0 {
 			q = x.m.Default().Thread
 		}
 		pre := n.pre + n.cost(q)
 		n.chosen = q
-		n.explored = append(n.explored, q)
+		if !contains(n.explored, q) {
+			n.explored = append(n.explored, q)
+		}
 		n.tagged = remove(n.tagged, q)
 		x.preempted = append(x.preempted, n.cost(q) > 0)
 		ch := record.Choice{Thread: q}
@@ -418,38 +364,14 @@ func (x *Explorer) runBranch(pending record.TID) (*Branch, error) {
 	// The new interleaving's conflicts: tag alternatives.
 	br.Divergence = x.lastDiv
 	br.NewPairs = x.an.pairsFrom(x.lastDiv)
-	if x.opt.Mode == DPOR {
-		for _, p := range x.an.racesFrom(x.lastDiv) {
-			x.tagPair(p[0], p[1])
-		}
-		for _, p := range x.an.disabledFrom(x.lastDiv) {
-			x.tagPair(p[0], p[1])
-		}
-		if br.Bug != nil && len(x.nodes) == len(x.trs) {
-			// A failure disables every other thread: the failing
-			// transition is dependent with each earlier transition of
-			// another thread that does not happen before it (the state
-			// at the failure differs by which of them ran).
-			j := len(x.trs) - 1
-			x.an.failing = j
-			for i := 0; i < j; i++ {
-				if x.trs[i].Thread != x.trs[j].Thread && !x.an.hb(i, j) {
-					x.tagPair(i, j)
-				}
-			}
-		}
-		x.tagDisabled()
-		if err := x.probe(); err != nil {
-			return nil, err
-		}
+	if err := x.strat.Branch(x, br); err != nil {
+		return nil, err
 	}
 	for i := range x.nodes {
 		x.est.SetMarked(i, x.nodes[i].marked())
 	}
 	br.N = x.executed
-	if x.opt.ICB {
-		br.Round = x.bound
-	}
+	br.Round = x.round
 	br.Transitions = x.trs
 	br.Choices = x.choices
 	br.Preempted = x.preempted
@@ -460,96 +382,6 @@ func (x *Explorer) runBranch(pending record.TID) (*Branch, error) {
 	}
 	br.Estimate = x.est.Leaf()
 	return br, nil
-}
-
-// tagDisabled: a transition that disabled a runnable thread which then
-// never ran again on this branch is a race that no later transition of
-// that thread reveals; reorder them (the thread runs first at that node).
-func (x *Explorer) tagDisabled() {
-	for i := range x.trs {
-		if i >= len(x.an.flips) {
-			break
-		}
-		for _, u := range x.an.flips[i] {
-			if !contains(x.an.before[i], u) {
-				continue // enabled, not disabled
-			}
-			ranLater := false
-			for k := i + 1; k < len(x.trs); k++ {
-				if x.trs[k].Thread == u {
-					ranLater = true
-					break
-				}
-			}
-			if !ranLater {
-				x.tag(i, u)
-			}
-		}
-	}
-}
-
-// probe handles the threads the end of the execution cut off. When the
-// last transition ended the program (a bug, or an exit while other threads
-// could still run), what those threads would have done never ran, so no
-// conflict can involve it. Flanagan and Godefroid consider the next
-// transition of every enabled thread; since a failure also hides the
-// threads' later transitions, probe each thread's whole remaining run
-// alone, from the node before the last transition, tag its conflicts with
-// the branch, and drop it. (Landslide stops at the first bug, where this
-// matters less; exploring past bugs and programs that exit with threads
-// still running need it.)
-func (x *Explorer) probe() error {
-	n := len(x.trs)
-	if n == 0 || len(x.nodes) != n {
-		return nil // a loop bug or budget cut the branch while running on
-	}
-	last := &x.nodes[n-1]
-	var others []record.TID
-	for _, p := range last.runnable {
-		if p != x.trs[n-1].Thread {
-			others = append(others, p)
-		}
-	}
-	if len(others) == 0 {
-		return nil
-	}
-	// Ending the program disabled them: the last transition is dependent
-	// with each one's next (thesis §3.4.2, "enabled_by").
-	for _, p := range others {
-		x.tag(n-1, p)
-	}
-	end := x.m.Snapshot() // the caller's OnBranch looks at the end state
-	defer x.m.Restore(end)
-	lastSnap, err := x.snapAt(n - 1)
-	if err != nil {
-		return err
-	}
-	for _, p := range others {
-		x.m.Restore(lastSnap)
-		for k := 0; k < maxProbe; k++ {
-			if done, _ := x.m.Ended(); done || !contains(x.m.Runnable(), p) {
-				break
-			}
-			tr, err := x.m.Step(record.Choice{Thread: p})
-			if err != nil && !errors.Is(err, record.ErrBudget) {
-				return fmt.Errorf("dpor: probing thread %d: %w", p, err)
-			}
-			j := len(x.trs)
-			x.trs = append(x.trs, tr)
-			x.an.add(tr, last.runnable)
-			for _, i := range append(x.an.conf[j], x.an.dis[j]...) {
-				if int(i) < n {
-					x.tagPair(int(i), j)
-				}
-			}
-			if err != nil {
-				break
-			}
-		}
-		x.an.truncate(n)
-		x.trs = x.trs[:n]
-	}
-	return nil
 }
 
 // tooDeep applies the depth heuristic (thesis §3.4.6 (a)): a branch far
@@ -582,68 +414,19 @@ func (x *Explorer) tooDeep() *record.Bug {
 	return b
 }
 
-// tagPair applies the thesis's tagging rule to the conflict (i, j).
-func (x *Explorer) tagPair(i, j int) {
-	n := &x.nodes[i]
-	p := x.trs[j].Thread
-	if contains(n.runnable, p) {
-		x.tag(i, p)
-		return
-	}
-	for _, q := range n.runnable {
-		if q != x.trs[i].Thread {
-			x.tag(i, q)
-		}
-	}
-}
-
-// tag marks thread q for exploration at node i, through the filters.
+// tag marks thread q for exploration at node i, through the filters:
+// already explored or tagged, beyond the round's preemption bound (then
+// the round is marked as having dropped a tag), refused by the strategy.
 func (x *Explorer) tag(i int, q record.TID) {
 	n := &x.nodes[i]
 	switch {
 	case contains(n.explored, q) || contains(n.tagged, q):
 	case n.pre+n.cost(q) > x.bound:
 		x.dropped = true
-	// Sleep sets are not used under a preemption bound: the explored
-	// sibling that proves a subtree redundant may itself have been cut by
-	// the bound (TestICBBoundedSoundness found such misses).
-	case !x.opt.NoSleepSets && !x.opt.ICB && x.sleeping(i, q):
+	case x.strat.Skip(x, i, q):
 	default:
 		n.tagged = append(n.tagged, q)
 	}
-}
-
-// sleeping is the sleep-set check (equiv_already_explored): q's next
-// transition from node i is t_n; if some ancestor k < i already explored q
-// and every transition from k to i is independent of t_n, then running q
-// at i is equivalent to a subtree already tested.
-func (x *Explorer) sleeping(i int, q record.TID) bool {
-	n := -1
-	for k := i; k < len(x.trs); k++ {
-		if x.trs[k].Thread == q {
-			n = k
-			break
-		}
-	}
-	if n < 0 {
-		return false
-	}
-	// t_n must be what q would run at i: nothing between (other than t_i,
-	// the transition the tag reorders) may affect it.
-	for m := i + 1; m < n; m++ {
-		if x.an.dependent(m, n) {
-			return false
-		}
-	}
-	for k := i - 1; k >= 0; k-- {
-		if x.trs[k].Thread == q || x.an.dependent(k, n) {
-			return false
-		}
-		if contains(x.nodes[k].explored, q) {
-			return true
-		}
-	}
-	return false
 }
 
 func remove(ts []record.TID, t record.TID) []record.TID {

@@ -28,10 +28,12 @@ type Frontier struct {
 	Nodes       []FrontierNode
 	Choices     []record.Choice
 	Transitions []*record.Transition
-	// Counters (see Explorer).
-	Bound, Branches, Executed, Steps, DepthSum, LastDiv, Budgeted, Failing int
-	Dropped                                                                bool
-	Estimator                                                              estimator.State
+	// Counters (see Explorer). Round is the strategy's round (0 in
+	// frontiers stored before rounds were counted: an ICB round's number
+	// is its bound).
+	Round, Bound, Branches, Executed, Steps, DepthSum, LastDiv, Budgeted, Failing int
+	Dropped                                                                       bool
+	Estimator                                                                     estimator.State
 }
 
 // FrontierNode is one PP of the current branch.
@@ -53,6 +55,7 @@ func (x *Explorer) Frontier() *Frontier {
 		Nodes:       make([]FrontierNode, len(x.nodes)),
 		Choices:     slices.Clone(x.choices),
 		Transitions: slices.Clone(x.trs),
+		Round:       x.round,
 		Bound:       x.bound,
 		Branches:    x.branches,
 		Executed:    x.executed,
@@ -113,7 +116,7 @@ func (f *Frontier) validate() error {
 		return bad("%d estimator nodes for %d transitions", len(f.Estimator.Nodes), nt)
 	}
 	if f.Failing < 0 || f.Failing >= max(nt, 1) || f.LastDiv < 0 || f.LastDiv > nt ||
-		f.Branches < 0 || f.Executed < f.Branches || f.Budgeted < 0 || f.Bound < 0 {
+		f.Branches < 0 || f.Executed < f.Branches || f.Budgeted < 0 || f.Bound < 0 || f.Round < 0 {
 		return bad("counters out of range")
 	}
 	return nil
@@ -137,8 +140,15 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 	if got := m.Runnable(); !slices.Equal(got, f.Nodes[0].Runnable) {
 		return nil, fmt.Errorf("%w: at the program's start threads %v can run, the frontier says %v (another program?)", ErrFrontier, got, f.Nodes[0].Runnable)
 	}
-	x := New(m, opt)
+	x, err := New(m, opt)
+	if err != nil {
+		return nil, err
+	}
 	x.resumed = true
+	x.round = f.Round
+	if x.round == 0 && f.Bound < UnlimitedBound {
+		x.round = f.Bound
+	}
 	x.bound, x.branches, x.executed, x.nTrans = f.Bound, f.Branches, f.Executed, f.Steps
 	x.depthSum, x.lastDiv, x.budgeted, x.dropped = f.DepthSum, f.LastDiv, f.Budgeted, f.Dropped
 	x.est.SetState(f.Estimator)

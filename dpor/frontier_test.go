@@ -1,6 +1,7 @@
 package dpor
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -25,17 +26,20 @@ func interrupted(t *testing.T, prog [][]op, opt Options, stops []int, withCheckp
 	for round := 0; ; round++ {
 		m := newModel(prog...)
 		o := opt
-		o.OnBranch = func(b *Branch) bool {
+		o.OnBranch = func(b *Branch) Stop {
 			schedules = append(schedules, schedString(b.Choices))
 			if stopAt[b.N] {
 				delete(stopAt, b.N)
-				return false
+				return StopControl
 			}
-			return true
+			return Continue
 		}
 		var x *Explorer
 		if fr == nil {
-			x = New(m, o)
+			var err error
+			if x, err = New(m, o); err != nil {
+				t.Fatal(err)
+			}
 		} else {
 			if withCheckpoints {
 				// A "stored" state after every second choice: the
@@ -56,11 +60,11 @@ func interrupted(t *testing.T, prog [][]op, opt Options, stops []int, withCheckp
 				t.Fatal(err)
 			}
 		}
-		res, err := x.Run()
+		res, err := x.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Stopped != "stopped" {
+		if res.Stopped != StopControl {
 			return schedules, res
 		}
 		fr = x.Frontier()
@@ -77,7 +81,7 @@ func interrupted(t *testing.T, prog [][]op, opt Options, stops []int, withCheckp
 // full enumeration; with and without checkpoints.
 func TestResumeEqualsUninterrupted(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	modes := []Options{{}, {NoSleepSets: true}, {ICB: true, MaxBound: UnlimitedBound}, {Mode: Full}}
+	modes := []Options{{}, {Spec: Spec{NoSleepSets: true}}, {Spec: Spec{Strategy: "icb"}}, {Spec: Spec{Strategy: "full"}}}
 	resumed := 0
 	for n := 0; n < 60; n++ {
 		prog := randomProgram(r)
@@ -116,15 +120,24 @@ func TestResumeRejectsOtherProgram(t *testing.T) {
 	b := [][]op{{{kind: opLoad}, {kind: opInc}, {kind: opStore}}, {{kind: opLoad, v: 1}, {kind: opInc}, {kind: opStore, v: 1}}}
 	var fr *Frontier
 	var x *Explorer
-	x = New(newModel(a...), Options{OnBranch: func(b *Branch) bool { fr = x.Frontier(); return b.N < 2 }})
-	if _, err := x.Run(); err != nil {
+	x, err := New(newModel(a...), Options{OnBranch: func(b *Branch) Stop {
+		fr = x.Frontier()
+		if b.N < 2 {
+			return Continue
+		}
+		return StopControl
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	y, err := Resume(newModel(b...), Options{}, fr)
 	if err != nil {
 		t.Fatal(err) // same shape: only re-execution can tell
 	}
-	if _, err := y.Run(); !errors.Is(err, ErrFrontier) {
+	if _, err := y.Run(context.Background()); !errors.Is(err, ErrFrontier) {
 		t.Fatalf("resuming on another program: %v, want ErrFrontier", err)
 	}
 	bad := *fr

@@ -70,7 +70,8 @@ func keys(m map[string]bool) []string {
 	return out
 }
 
-// TestSoundnessRandomModels: on 200 random small programs, DPOR (with and
+// TestSoundnessRandomModels: on 200 random small programs (a quarter of
+// them for the strategies other than dpor), DPOR (with and
 // without sleep sets) and ICB run to the maximal bound reach exactly the
 // final states and failures that enumerating every interleaving reaches,
 // and never explore more interleavings.
@@ -78,19 +79,25 @@ func TestSoundnessRandomModels(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n < 200; n++ {
 		prog := randomProgram(r)
-		full := explore(t, newModel(prog...), Options{Mode: Full})
+		full := explore(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}})
 		want := keys(full.outcomes)
-		for _, v := range []struct {
+		type variant struct {
 			name string
 			opt  Options
-		}{
-			{"dpor", Options{NoSleepSets: true}},
-			{"thesis-dpor", Options{NoSleepSets: true, AllPairs: true}},
-			{"thesis-dpor+sleep", Options{AllPairs: true}},
+		}
+		variants := []variant{
+			{"dpor", Options{Spec: Spec{NoSleepSets: true}}},
+			{"thesis-dpor", Options{Spec: Spec{NoSleepSets: true, AllPairs: true}}},
+			{"thesis-dpor+sleep", Options{Spec: Spec{AllPairs: true}}},
 			{"dpor+sleep", Options{}},
-			{"icb", Options{ICB: true, MaxBound: UnlimitedBound}},
-		} {
-			if v.opt.ICB && n%4 != 0 {
+		}
+		for _, st := range Strategies() { // every exhaustive strategy, with its defaults
+			if st.Exhaustive && st.Name != DefaultStrategy {
+				variants = append(variants, variant{st.Name, Options{Spec: Spec{Strategy: st.Name}}})
+			}
+		}
+		for _, v := range variants {
+			if v.opt.Strategy != "" && n%4 != 0 {
 				continue // a round per bound: costly; a quarter of the programs
 			}
 			got := explore(t, newModel(prog...), v.opt)
@@ -111,7 +118,7 @@ func TestSoundnessRandomModels(t *testing.T) {
 // for x++ that is thread 1 then thread 2 and the reverse (the choice at
 // the root is free), and the result says the bound cut the search.
 func TestICBBoundZero(t *testing.T) {
-	r := explore(t, xplusplus(), Options{ICB: true, MaxBound: 0, NoSleepSets: true})
+	r := explore(t, xplusplus(), Options{Spec: Spec{Strategy: "icb", MaxBound: Bound(0)}})
 	if r.res.Complete || !r.res.Bounded || r.res.Interleavings != 2 {
 		t.Fatalf("bound 0: %d interleavings %v, complete %v bounded %v", r.res.Interleavings, r.schedules, r.res.Complete, r.res.Bounded)
 	}
@@ -122,31 +129,28 @@ func TestICBBoundZero(t *testing.T) {
 
 // TestICBBoundedSoundness: at every bound B, ICB reaches every outcome
 // that some interleaving with at most B preemptions reaches (enumeration
-// with the preemption count of each interleaving), with and without
-// sleep sets.
+// with the preemption count of each interleaving).
 func TestICBBoundedSoundness(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n < 100; n++ {
 		prog := randomProgram(r)
 		byBound := map[int]map[string]bool{}
 		m := newModel(prog...)
-		explore(t, m, Options{Mode: Full, OnBranch: func(b *Branch) bool {
+		explore(t, m, Options{Spec: Spec{Strategy: "full"}, OnBranch: func(b *Branch) Stop {
 			for k := b.Preemptions; k <= 3; k++ {
 				if byBound[k] == nil {
 					byBound[k] = map[string]bool{}
 				}
 				byBound[k][m.outcome()] = true
 			}
-			return true
+			return Continue
 		}})
 		for bound := 0; bound <= 3; bound++ {
-			for _, sleep := range []bool{false, true} {
-				got := explore(t, newModel(prog...), Options{ICB: true, MaxBound: bound, NoSleepSets: !sleep})
-				for o := range byBound[bound] {
-					if !got.outcomes[o] {
-						t.Fatalf("program %d %v: ICB bound %d (sleep sets %v) misses %q, reached with %d preemptions; got %v",
-							n, prog, bound, sleep, o, bound, keys(got.outcomes))
-					}
+			got := explore(t, newModel(prog...), Options{Spec: Spec{Strategy: "icb", MaxBound: Bound(bound)}})
+			for o := range byBound[bound] {
+				if !got.outcomes[o] {
+					t.Fatalf("program %d %v: ICB bound %d misses %q, reached with %d preemptions; got %v",
+						n, prog, bound, o, bound, keys(got.outcomes))
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -61,7 +62,7 @@ func explored(t testing.TB, img []byte, kcfg kernel.Config, opt dpor.Options) (*
 	outcomes := map[string]int{}
 	opt.KeepGoing = true
 	opt.NoDepthHeuristic = true // its verdict depends on the order of exploration
-	opt.OnBranch = func(b *dpor.Branch) bool {
+	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
 		var o string
 		switch {
 		case b.Bug != nil:
@@ -72,9 +73,13 @@ func explored(t testing.TB, img []byte, kcfg kernel.Config, opt dpor.Options) (*
 			o = fmt.Sprintf("exit %d: %q", k.ExitStatus(), k.Output())
 		}
 		outcomes[o]++
-		return true
+		return dpor.Continue
 	}
-	res, err := dpor.New(k, opt).Run()
+	x, err := dpor.New(k, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := x.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,11 +117,11 @@ func TestFig24ExactCounts(t *testing.T) {
 		opt  dpor.Options
 		want int
 	}{
-		{"no reduction (Fig. 2.4)", dpor.Options{Mode: dpor.Full}, 20},
-		{"thesis DPOR (Fig. 3.6)", dpor.Options{NoSleepSets: true, AllPairs: true}, 6},
-		{"DPOR, direct races", dpor.Options{NoSleepSets: true}, 6},
+		{"no reduction (Fig. 2.4)", dpor.Options{Spec: dpor.Spec{Strategy: "full"}}, 20},
+		{"thesis DPOR (Fig. 3.6)", dpor.Options{Spec: dpor.Spec{NoSleepSets: true, AllPairs: true}}, 6},
+		{"DPOR, direct races", dpor.Options{Spec: dpor.Spec{NoSleepSets: true}}, 6},
 		{"DPOR + sleep sets", dpor.Options{}, 4},
-		{"thesis DPOR + sleep sets", dpor.Options{AllPairs: true}, 4},
+		{"thesis DPOR + sleep sets", dpor.Options{Spec: dpor.Spec{AllPairs: true}}, 4},
 	} {
 		res, outcomes := explored(t, img, kcfg, c.opt)
 		if res.Interleavings != c.want || !res.Complete {
@@ -153,7 +158,7 @@ func TestSoundnessBruteForce(t *testing.T) {
 	for _, name := range names {
 		_, img := image(t, name)
 		kcfg := kernel.Config{}
-		full, want := explored(t, img, kcfg, dpor.Options{Mode: dpor.Full})
+		full, want := explored(t, img, kcfg, dpor.Options{Spec: dpor.Spec{Strategy: "full"}})
 		if !full.Complete {
 			t.Fatalf("%s: enumeration incomplete", name)
 		}
@@ -165,9 +170,9 @@ func TestSoundnessBruteForce(t *testing.T) {
 			opt  dpor.Options
 		}{
 			{"dpor", dpor.Options{}},
-			{"dpor without sleep sets", dpor.Options{NoSleepSets: true}},
-			{"thesis dpor", dpor.Options{AllPairs: true, NoSleepSets: true}},
-			{"icb to the maximal bound", dpor.Options{ICB: true, MaxBound: dpor.UnlimitedBound}},
+			{"dpor without sleep sets", dpor.Options{Spec: dpor.Spec{NoSleepSets: true}}},
+			{"thesis dpor", dpor.Options{Spec: dpor.Spec{AllPairs: true, NoSleepSets: true}}},
+			{"icb to the maximal bound", dpor.Options{Spec: dpor.Spec{Strategy: "icb"}}},
 		} {
 			res, got := explored(t, img, kcfg, v.opt)
 			if !res.Complete {
@@ -209,7 +214,7 @@ func TestPPSubsetMonotonic(t *testing.T) {
 		}
 		prev := 0
 		for i, kc := range chain {
-			res, _ := explored(t, img, kc, dpor.Options{MaxInterleavings: 200000})
+			res, _ := explored(t, img, kc, dpor.Options{Spec: dpor.Spec{MaxInterleavings: 200000}})
 			if !res.Complete {
 				t.Fatalf("%s, PP set %d: incomplete", name, i)
 			}
@@ -260,8 +265,7 @@ func TestSeededBugsFound(t *testing.T) {
 		_, img := image(t, f.Name)
 		// ICB finds the bugs that need few preemptions first (thesis
 		// §3.4.5); run to the maximal bound it is still complete.
-		res, err := Run(Config{Program: f.Path(), Image: img, Kernel: seededPPs(t, f, img),
-			DPOR: dpor.Options{ICB: true, MaxBound: dpor.UnlimitedBound, MaxInterleavings: 50000}})
+		res, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), Kernel: seededPPs(t, f, img), Spec: dpor.Spec{Strategy: "icb", MaxInterleavings: 50000}}, Image: img})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +305,7 @@ func candidateOn(t testing.TB, res *Result, img []byte, sym string) *RaceReport 
 // accesses the assertion fails.
 func TestFig1NeedsDataRacePP(t *testing.T) {
 	f, img := image(t, "ref/fig1")
-	res, err := Run(Config{Program: f.Path(), Image: img, HB: race.Limited, Kernel: kernel.Config{Filters: thesisFilters}})
+	res, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), HB: race.Limited, Kernel: kernel.Config{Filters: thesisFilters}}, Image: img})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +347,7 @@ func TestFig1NeedsDataRacePP(t *testing.T) {
 	pcs = append(pcs, sharedPCs(t, img, "thread2")...)
 	slices.Sort(pcs)
 	kc := kernel.Config{DataRacePCs: slices.Compact(pcs), Filters: thesisFilters}
-	bug, err := Run(Config{Program: f.Path(), Image: img, Kernel: kc, DPOR: dpor.Options{ICB: true, MaxBound: dpor.UnlimitedBound}})
+	bug, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), Kernel: kc, Spec: dpor.Spec{Strategy: "icb"}}, Image: img})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +366,7 @@ func TestFig1NeedsDataRacePP(t *testing.T) {
 func TestFig26PureVsLimited(t *testing.T) {
 	run := func(name string, mode race.Mode) (*Result, []byte) {
 		f, img := image(t, name)
-		res, err := Run(Config{Program: f.Path(), Image: img, HB: mode, Kernel: kernel.Config{Filters: thesisFilters}})
+		res, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), HB: mode, Kernel: kernel.Config{Filters: thesisFilters}}, Image: img})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -394,9 +398,7 @@ func TestFig26PureVsLimited(t *testing.T) {
 // flagged as the free-re-malloc pattern.
 func TestReallocFlagged(t *testing.T) {
 	f, img := image(t, "ref/realloc_race")
-	res, err := Run(Config{Program: f.Path(), Image: img,
-		Kernel: kernel.Config{DataRacePCs: append(sharedPCs(t, img, "thread1"), sharedPCs(t, img, "thread2")...), Filters: thesisFilters},
-		DPOR:   dpor.Options{MaxInterleavings: 3000}})
+	res, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), Kernel: kernel.Config{DataRacePCs: append(sharedPCs(t, img, "thread1"), sharedPCs(t, img, "thread2")...), Filters: thesisFilters}, Spec: dpor.Spec{MaxInterleavings: 3000}}, Image: img})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,9 +432,7 @@ func TestReferenceLibraryVerifies(t *testing.T) {
 			continue // 10^5-10^6 interleavings: go run ./bench/cmd/refverify (BENCHMARKS.md)
 		}
 		_, img := image(t, f.Name)
-		res, err := Run(Config{Program: f.Path(), Image: img,
-			Kernel: kernel.Config{SyncPPs: []string{"mutex_lock", "mutex_unlock"}, Filters: thesisFilters},
-			DPOR:   dpor.Options{MaxInterleavings: 100000}})
+		res, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), Kernel: kernel.Config{SyncPPs: []string{"mutex_lock", "mutex_unlock"}, Filters: thesisFilters}, Spec: dpor.Spec{MaxInterleavings: 100000}}, Image: img})
 		if err != nil {
 			t.Fatal(err)
 		}

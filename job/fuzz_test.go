@@ -1,6 +1,7 @@
 package job
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,21 +18,24 @@ import (
 // encodings of a mutex_test exploration.
 func FuzzDecodeStored(f *testing.F) {
 	fx, img := image(f, "ref/mutex_test")
-	cfg := Config{Program: fx.Path(), Image: img}
+	cfg := Config{Spec: Spec{Program: fx.Path()}, Image: img}
 	var x *dpor.Explorer
 	k, err := kernel.New(img, kernel.Config{})
 	if err != nil {
 		f.Fatal(err)
 	}
 	an := race.New(race.Limited, race.Options{})
-	x = dpor.New(k, dpor.Options{MaxInterleavings: 20, OnBranch: func(b *dpor.Branch) bool {
+	x, err = dpor.New(k, dpor.Options{Spec: dpor.Spec{MaxInterleavings: 20}, OnBranch: func(b *dpor.Branch) dpor.Stop {
 		an.Branch(b.Transitions, b.NewPairs)
-		return true
+		return dpor.Continue
 	}})
-	if _, err := x.Run(); err != nil {
+	if err != nil {
 		f.Fatal(err)
 	}
-	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec()} {
+	if _, err := x.Run(context.Background()); err != nil {
+		f.Fatal(err)
+	}
+	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec} {
 		b, err := encode(v)
 		if err != nil {
 			f.Fatal(err)
@@ -51,8 +55,8 @@ func FuzzDecodeStored(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if x, err := dpor.Resume(k, dpor.Options{MaxInterleavings: fr.Executed + 1}, &fr); err == nil {
-				x.Run() // errors are fine; panics are not
+			if x, err := dpor.Resume(k, dpor.Options{Spec: dpor.Spec{MaxInterleavings: fr.Executed + 1}}, &fr); err == nil {
+				x.Run(context.Background()) // errors are fine; panics are not
 			}
 		}
 		var rs race.State

@@ -10,8 +10,9 @@
 package job
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"landslide/dpor"
@@ -21,28 +22,45 @@ import (
 	"landslide/race"
 	"landslide/record"
 	"landslide/report"
-	"landslide/schedule"
 	"landslide/store"
 )
 
-// Config describes a job.
-type Config struct {
-	// Program is the ELF's path (for reports); Image its contents.
-	Program string
-	Image   []byte
+// Spec is a job's specification as plain data: the program, its PP set
+// and limits, the exploration strategy and its bounds, the race analysis
+// and the budget. The store persists it as it is (EncodeSpec); everything
+// that is not data (the image, clocks, callbacks, the store) is in Hooks.
+// In every field, zero means the default.
+type Spec struct {
+	Program string // the ELF's path (for reports)
 	// Kernel is the machine's configuration: the PP set (SyncPPs,
-	// DataRacePCs, Filters) and limits.
+	// DataRacePCs, Filters, SharedStack), limits and guest arguments, as
+	// ResolvePPs makes it.
 	Kernel kernel.Config
-	// PreemptEverywhere makes every shared access a PP (the thesis's -0):
-	// Kernel.DataRacePCs is replaced by SharedAccessPCs.
+	// PreemptEverywhere records that Kernel.DataRacePCs is every shared
+	// access (the thesis's -0): reports say so instead of listing them.
 	PreemptEverywhere bool
-	// DPOR options; OnBranch and ShouldStop are the job's own.
-	DPOR dpor.Options
+	// The exploration: strategy, bounds, limits (inlined when stored).
+	dpor.Spec
 	// HB selects the data-race analysis (default Limited).
-	HB             race.Mode
+	HB race.Mode
+	// TestingMutexes treats accesses inside the mutex implementation as
+	// unprotected (a program testing its mutexes declares it:
+	// LANDSLIDE_CONFIG("testing_mutexes")).
 	TestingMutexes bool
 	// Budget stops the exploration after this much time (0: none).
 	Budget time.Duration
+}
+
+// Config is a job: its Spec, the program image, and the hooks.
+type Config struct {
+	Spec
+	Image []byte
+	Hooks
+}
+
+// Hooks are what a job reports to and is steered by; none is part of
+// the job's specification.
+type Hooks struct {
 	// Progress, when set, is called after an interleaving at most once
 	// per ProgressEvery (default 10 s), and once at the end.
 	Progress      func(Progress)
@@ -55,8 +73,9 @@ type Config struct {
 	Persist *Persist
 	// Control, when set, sees every interleaving as it completes (before
 	// it is committed), with the race candidates it found or changed;
-	// returning false stops the exploration there, resumable from the
-	// store like a budget stop. Quicksand steers its jobs with it.
+	// returning false stops the exploration there (dpor.StopControl),
+	// resumable from the store like a budget stop. Quicksand steers its
+	// jobs with it.
 	Control func(Step) bool
 }
 
@@ -110,35 +129,27 @@ type RaceReport struct {
 	StackA, StackB []report.Frame
 }
 
-// Run builds the machine and explores.
-func Run(cfg Config) (*Result, error) {
+// Run builds the machine and explores until the state space is complete,
+// a bug, a limit or the budget stops it, or ctx is canceled (then
+// Result.Stopped is dpor.StopCanceled and, with Persist, the job is
+// committed and resumable).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.HB == 0 {
 		cfg.HB = race.Limited
 	}
-	k, err := Machine(&cfg)
+	if cfg.PreemptEverywhere && len(cfg.Kernel.DataRacePCs) == 0 {
+		return nil, errors.New("job: PreemptEverywhere with no data-race PCs (ResolvePPs fills them)")
+	}
+	k, err := kernel.New(cfg.Image, cfg.Kernel)
 	if err != nil {
 		return nil, err
 	}
 	j := &runner{cfg: cfg, k: k, syms: k.Symbols(), an: race.New(cfg.HB, race.Options{TestingMutexes: cfg.TestingMutexes})}
-	return j.run()
+	return j.run(ctx)
 }
 
-// Machine builds the job's machine at the program's start. For
-// PreemptEverywhere it first fills cfg.Kernel.DataRacePCs with every
-// shared access.
-func Machine(cfg *Config) (*kernel.Kernel, error) {
-	if cfg.PreemptEverywhere && len(cfg.Kernel.DataRacePCs) == 0 {
-		pcs, err := kernel.SharedAccessPCs(cfg.Image)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Kernel.DataRacePCs = pcs
-		if cfg.Kernel.MaxPPs == 0 {
-			cfg.Kernel.MaxPPs = kernel.TooDeepPreemptEverywhere
-		}
-	}
-	return kernel.New(cfg.Image, cfg.Kernel)
-}
+// errBudget is the cause of the context cancellation the budget makes.
+var errBudget = errors.New("budget")
 
 type runner struct {
 	cfg      Config
@@ -153,7 +164,7 @@ type runner struct {
 	smooth   estimator.Smoother
 }
 
-func (j *runner) run() (*Result, error) {
+func (j *runner) run(parent context.Context) (*Result, error) {
 	cfg := j.cfg
 	j.stacks = map[[2]uint64][2][]report.Frame{}
 	var ps *persister
@@ -182,10 +193,16 @@ func (j *runner) run() (*Result, error) {
 		every = 10 * time.Second
 	}
 	j.lastProg = now()
-	opt := cfg.DPOR
-	opt.Now = now
-	opt.ShouldStop = func() bool { return cfg.Budget > 0 && now() >= cfg.Budget }
-	opt.OnBranch = func(b *dpor.Branch) bool {
+	// The budget cancels the exploration from the job's own clock, after
+	// an interleaving: the explorer then stops as for an interrupt, with
+	// its state that of the last interleaving, and the cause says which.
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	opt := dpor.Options{Spec: cfg.Spec.Spec, Now: now}
+	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
+		if cfg.Budget > 0 && now() >= cfg.Budget {
+			cancel(errBudget)
+		}
 		j.smooth.Observe(b.Estimate)
 		changed := j.an.Branch(b.Transitions, b.NewPairs)
 		for _, c := range changed {
@@ -198,14 +215,17 @@ func (j *runner) run() (*Result, error) {
 		if ps != nil {
 			ps.branch(b, changed)
 			if ps.err != nil {
-				return false
+				return dpor.StopControl // Run returns the store's error
 			}
 		}
 		if cfg.Progress != nil && now()-j.lastProg >= every {
 			j.lastProg = now()
 			cfg.Progress(Progress{Interleavings: b.N, Estimate: b.Estimate, Forecast: j.smooth.Forecast(), Wall: j.lastProg, Races: len(j.an.Candidates())})
 		}
-		return keep
+		if !keep {
+			return dpor.StopControl
+		}
+		return dpor.Continue
 	}
 	if fr != nil {
 		opt.Checkpoint = ps.checkpoint
@@ -214,9 +234,15 @@ func (j *runner) run() (*Result, error) {
 			return nil, err
 		}
 	} else {
-		j.x = dpor.New(j.k, opt)
+		var err error
+		if j.x, err = dpor.New(j.k, opt); err != nil {
+			return nil, err
+		}
 	}
-	res, err := j.x.Run()
+	res, err := j.x.Run(ctx)
+	if err == nil && res.Stopped == dpor.StopCanceled && errors.Is(context.Cause(ctx), errBudget) {
+		res.Stopped = dpor.StopBudget
+	}
 	if ps != nil {
 		if werr := ps.wait(); ps.err == nil {
 			ps.err = werr
@@ -316,7 +342,7 @@ func NewTrace(cfg Config, syms *elfsym.Symbols, ppset []string, races []*RaceRep
 		Interleavings: interleavings,
 		EstimatedSize: est.Size,
 		Coverage:      est.Proportion,
-		Replay:        ReplayCommand(cfg, choices),
+		Replay:        ReplayCommand(cfg.Spec, choices),
 	}
 	for _, p := range preempted {
 		if p {
@@ -374,57 +400,4 @@ func racePair(syms *elfsym.Symbols, pc uint64, r *RaceReport) *report.RacePair {
 	}
 	return &report.RacePair{Access: here, Other: of, OtherThread: int32(otherT),
 		Text: fmt.Sprintf("races with thread %d's %s at %s (%s candidate)", otherT, kind, of.Text, order)}
-}
-
-// ReplayCommand is the `landslide run` command line that replays choices
-// under the job's PP set.
-func ReplayCommand(cfg Config, cs []record.Choice) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "landslide run %s", shellQuote(cfg.Program))
-	if k := cfg.Kernel; k.MaxThreads != 0 || k.MaxPPs != 0 || k.MaxInstructions != 0 || k.MaxMemory != 0 {
-		if k.MaxThreads != 0 {
-			fmt.Fprintf(&b, " --max-threads %d", k.MaxThreads)
-		}
-		if k.MaxPPs != 0 && !cfg.PreemptEverywhere {
-			fmt.Fprintf(&b, " --max-pps %d", k.MaxPPs)
-		}
-		if k.MaxInstructions != 0 {
-			fmt.Fprintf(&b, " --max-instructions %d", k.MaxInstructions)
-		}
-	}
-	if cfg.Kernel.SyncPPs != nil {
-		fmt.Fprintf(&b, " --pp '%s'", strings.Join(cfg.Kernel.SyncPPs, ","))
-	}
-	if cfg.PreemptEverywhere {
-		b.WriteString(" --preempt-everywhere")
-	} else {
-		for _, pc := range cfg.Kernel.DataRacePCs {
-			fmt.Fprintf(&b, " --data-race-pp 0x%x", pc)
-		}
-	}
-	for _, f := range cfg.Kernel.Filters {
-		if f.Within {
-			fmt.Fprintf(&b, " --within %s", f.Func)
-		} else {
-			fmt.Fprintf(&b, " --without %s", f.Func)
-		}
-	}
-	fmt.Fprintf(&b, " --schedule %s", schedule.Format(cs))
-	if len(cfg.Kernel.Args) > 1 {
-		b.WriteString(" --")
-		for _, a := range cfg.Kernel.Args[1:] {
-			b.WriteString(" " + shellQuote(a))
-		}
-	}
-	return b.String()
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=+,@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

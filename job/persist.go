@@ -61,43 +61,6 @@ type Persist struct {
 	Attach func(c *store.Commit, final *Result)
 }
 
-// Spec is a job's configuration as stored data: everything Run needs
-// besides the program image, clocks and callbacks.
-type Spec struct {
-	Program           string
-	Kernel            kernel.Config
-	PreemptEverywhere bool
-	Mode              dpor.Mode
-	NoSleepSets       bool
-	AllPairs          bool
-	ICB               bool
-	MaxBound          int
-	MaxInterleavings  int
-	KeepGoing         bool
-	NoDepthHeuristic  bool
-	HB                race.Mode
-	TestingMutexes    bool
-	Budget            time.Duration
-}
-
-// Spec returns the configuration's stored form.
-func (c *Config) Spec() Spec {
-	o := c.DPOR
-	return Spec{Program: c.Program, Kernel: c.Kernel, PreemptEverywhere: c.PreemptEverywhere,
-		Mode: o.Mode, NoSleepSets: o.NoSleepSets, AllPairs: o.AllPairs, ICB: o.ICB, MaxBound: o.MaxBound,
-		MaxInterleavings: o.MaxInterleavings, KeepGoing: o.KeepGoing, NoDepthHeuristic: o.NoDepthHeuristic,
-		HB: c.HB, TestingMutexes: c.TestingMutexes, Budget: c.Budget}
-}
-
-// Config returns the configuration the spec describes, for image.
-func (s *Spec) Config(image []byte) Config {
-	return Config{Program: s.Program, Image: image, Kernel: s.Kernel, PreemptEverywhere: s.PreemptEverywhere,
-		DPOR: dpor.Options{Mode: s.Mode, NoSleepSets: s.NoSleepSets, AllPairs: s.AllPairs, ICB: s.ICB,
-			MaxBound: s.MaxBound, MaxInterleavings: s.MaxInterleavings, KeepGoing: s.KeepGoing,
-			NoDepthHeuristic: s.NoDepthHeuristic},
-		HB: s.HB, TestingMutexes: s.TestingMutexes, Budget: s.Budget}
-}
-
 // specVersion versions the encoding of Spec, frontiers and race states.
 const specVersion = 1
 
@@ -134,16 +97,34 @@ func decode(b []byte, what string, v any) error {
 // EncodeSpec and DecodeSpec convert a Spec to and from its stored form.
 func EncodeSpec(s Spec) ([]byte, error) { return encode(s) }
 
-// DecodeSpec: see EncodeSpec.
+// DecodeSpec: see EncodeSpec. A spec stored before strategies had names
+// (with dpor.Mode and an ICB flag) is read as the same exploration.
 func DecodeSpec(b []byte) (Spec, error) {
 	var s Spec
-	err := decode(b, "job spec", &s)
-	if err == nil && s.Kernel.SyncPPs == nil {
-		// msgpack keeps nil and empty apart; make sure an empty set
-		// stays empty (nil means the default set).
-		s.Kernel.SyncPPs = nil
+	if err := decode(b, "job spec", &s); err != nil {
+		return s, err
 	}
-	return s, err
+	if s.Strategy == "" {
+		var legacy struct {
+			Mode     uint8 // 0 DPOR, 1 full enumeration
+			ICB      bool
+			MaxBound int
+		}
+		if err := decode(b, "job spec", &legacy); err != nil {
+			return s, err
+		}
+		s.MaxBound = nil
+		switch {
+		case legacy.Mode == 1:
+			s.Strategy = "full"
+		case legacy.ICB:
+			s.Strategy = "icb"
+			if legacy.MaxBound != dpor.UnlimitedBound {
+				s.MaxBound = dpor.Bound(legacy.MaxBound)
+			}
+		}
+	}
+	return s, nil
 }
 
 // MachineID identifies the machine a spec builds from a binary: equal IDs
@@ -507,19 +488,21 @@ func (ps *persister) finish(res *Result) error {
 	if err := ps.wait(); err != nil {
 		return err
 	}
-	status, msg := store.StatusBudget, ""
-	switch {
-	case res.Bug != nil:
-		status, msg = store.StatusBug, fmt.Sprintf("%s: %s", res.Bug.Kind, res.Bug.Message)
-	case res.Verified:
-		status, msg = store.StatusVerified, fmt.Sprintf("verified: %d interleavings", res.Interleavings)
-	case res.Bounded:
-		status, msg = store.StatusBounded, fmt.Sprintf("no bug within %d preemptions (%d interleavings)", res.Bound, res.Interleavings)
-	default:
-		msg = fmt.Sprintf("%s after %d interleavings", res.Stopped, res.Executed)
-		if res.Stopped == "stopped" {
-			status = store.StatusStopped
-		}
-	}
+	status, msg := res.Status()
 	return ps.commit(status, msg, res, false)
+}
+
+// Status is the job's stored status and the sentence that says it.
+func (r *Result) Status() (store.Status, string) {
+	switch {
+	case r.Bug != nil:
+		return store.StatusBug, fmt.Sprintf("%s: %s", r.Bug.Kind, r.Bug.Message)
+	case r.Verified:
+		return store.StatusVerified, fmt.Sprintf("verified: %d interleavings", r.Interleavings)
+	case r.Bounded:
+		return store.StatusBounded, fmt.Sprintf("no bug within %d preemptions (%d interleavings)", r.Bound, r.Interleavings)
+	case r.Stopped == dpor.StopControl || r.Stopped == dpor.StopCanceled:
+		return store.StatusStopped, fmt.Sprintf("%s after %d interleavings", r.Stopped, r.Executed)
+	}
+	return store.StatusBudget, fmt.Sprintf("%s after %d interleavings", r.Stopped, r.Executed)
 }

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // storedRun records a new run of cfg in st, as the CLI does.
 func storedRun(t *testing.T, st *store.Store, cfg Config) *store.Run {
 	t.Helper()
-	spec, err := EncodeSpec(cfg.Spec())
+	spec, err := EncodeSpec(cfg.Spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,14 +49,14 @@ func TestResumeFromStore(t *testing.T) {
 		cfg   Config
 		stops []int
 	}{
-		{"ref/mutex_test", Config{Kernel: kernel.Config{SyncPPs: []string{"mutex_lock", "mutex_unlock"}}, TestingMutexes: true}, []int{1, 300, 301, 1000, 2000}},
-		{"sem_if/paradise_lost", Config{DPOR: dpor.Options{ICB: true, MaxBound: dpor.UnlimitedBound}}, []int{50, 200, 420}},
-		{"ref/broadcast_test", Config{Kernel: kernel.Config{Filters: thesisFilters}, DPOR: dpor.Options{NoSleepSets: true}}, []int{10, 90}},
+		{"ref/mutex_test", Config{Spec: Spec{Kernel: kernel.Config{SyncPPs: []string{"mutex_lock", "mutex_unlock"}}, TestingMutexes: true}}, []int{1, 300, 301, 1000, 2000}},
+		{"sem_if/paradise_lost", Config{Spec: Spec{Spec: dpor.Spec{Strategy: "icb"}}}, []int{50, 200, 420}},
+		{"ref/broadcast_test", Config{Spec: Spec{Kernel: kernel.Config{Filters: thesisFilters}, Spec: dpor.Spec{NoSleepSets: true}}}, []int{10, 90}},
 	}
 	for _, c := range cases {
 		f, img := image(t, c.name)
 		c.cfg.Program, c.cfg.Image = f.Path(), img
-		want, err := Run(c.cfg)
+		want, err := Run(context.Background(), c.cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,13 +69,13 @@ func TestResumeFromStore(t *testing.T) {
 		commits := 0
 		for i := 0; i <= len(c.stops); i++ {
 			cfg := c.cfg
-			cfg.DPOR.MaxInterleavings = 0
+			cfg.MaxInterleavings = 0
 			if i < len(c.stops) {
-				cfg.DPOR.MaxInterleavings = c.stops[i]
+				cfg.MaxInterleavings = c.stops[i]
 			}
 			cfg.Persist = &Persist{Store: st, Run: run, Resume: i > 0, Every: 37, CheckpointEvery: 8,
 				OnCommit: func(store.CommitStats) { commits++ }}
-			if got, err = Run(cfg); err != nil {
+			if got, err = Run(context.Background(), cfg); err != nil {
 				t.Fatalf("%s, part %d: %v", c.name, i, err)
 			}
 			if got.Bug != nil {

@@ -1,8 +1,8 @@
 package job
 
 import (
+	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -67,12 +67,12 @@ func TestRaceBugsNeedDataRacePPs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			filters, err := kernel.TestFilters(img.Directives, img.Symbols)
+			d, err := kernel.ParseDirectives(img.Directives, img.Symbols)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// As `landslide explore` does by default for mutex_test programs.
-			testingMutexes := strings.HasPrefix(filepath.Base(f.Path()), "mutex_test")
+			// As `landslide explore` does by default: the program's directives.
+			filters, testingMutexes := d.Filters, d.TestingMutexes
 			inFuncs := func(pc uint64) bool {
 				for _, fn := range f.RacePPFuncs {
 					start, size, ok := img.Symbols.Lookup(fn)
@@ -100,9 +100,7 @@ func TestRaceBugsNeedDataRacePPs(t *testing.T) {
 					if exposing[key] {
 						return key + " (again)", true
 					}
-					bug, err := Run(Config{Program: f.Path(), Image: data, TestingMutexes: testingMutexes,
-						Kernel: kernel.Config{DataRacePCs: pcs, Filters: filters, SharedStack: res.SharedStack},
-						DPOR:   dpor.Options{MaxInterleavings: 20000}})
+					bug, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), TestingMutexes: testingMutexes, Kernel: kernel.Config{DataRacePCs: pcs, Filters: filters, SharedStack: res.SharedStack}, Spec: dpor.Spec{MaxInterleavings: 20000}}, Image: data})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -117,8 +115,7 @@ func TestRaceBugsNeedDataRacePPs(t *testing.T) {
 
 			for _, mode := range []race.Mode{race.Limited, race.Pure} {
 				// 1: sync PPs only.
-				res, err := Run(Config{Program: f.Path(), Image: data, HB: mode, TestingMutexes: testingMutexes,
-					Kernel: kernel.Config{Filters: filters}, DPOR: dpor.Options{MaxInterleavings: 100000}})
+				res, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), HB: mode, TestingMutexes: testingMutexes, Kernel: kernel.Config{Filters: filters}, Spec: dpor.Spec{MaxInterleavings: 100000}}, Image: data})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -129,8 +126,7 @@ func TestRaceBugsNeedDataRacePPs(t *testing.T) {
 				// 1b: as Quicksand's later jobs do, with the stack locations
 				// another thread touched (the race may be on one).
 				if len(res.SharedStack) > 0 {
-					res, err = Run(Config{Program: f.Path(), Image: data, HB: mode, TestingMutexes: testingMutexes,
-						Kernel: kernel.Config{Filters: filters, SharedStack: res.SharedStack}, DPOR: dpor.Options{MaxInterleavings: 100000}})
+					res, err = Run(context.Background(), Config{Spec: Spec{Program: f.Path(), HB: mode, TestingMutexes: testingMutexes, Kernel: kernel.Config{Filters: filters, SharedStack: res.SharedStack}, Spec: dpor.Spec{MaxInterleavings: 100000}}, Image: data})
 					if err != nil {
 						t.Fatal(err)
 					}

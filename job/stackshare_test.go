@@ -1,6 +1,7 @@
 package job
 
 import (
+	"context"
 	"testing"
 
 	"landslide/dpor"
@@ -36,7 +37,7 @@ func TestSharedStackLearned(t *testing.T) {
 		}
 		return n
 	}
-	first, err := Run(Config{Program: f.Path(), Image: data, DPOR: dpor.Options{MaxInterleavings: 10000}})
+	first, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), Spec: dpor.Spec{MaxInterleavings: 10000}}, Image: data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +45,7 @@ func TestSharedStackLearned(t *testing.T) {
 		t.Fatalf("first state space: verified %v, %d shared stack locations, %d race sides in the helper",
 			first.Verified, len(first.SharedStack), inHelper(first.Races))
 	}
-	second, err := Run(Config{Program: f.Path(), Image: data, DPOR: dpor.Options{MaxInterleavings: 10000},
-		Kernel: kernel.Config{SharedStack: first.SharedStack}})
+	second, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), Spec: dpor.Spec{MaxInterleavings: 10000}, Kernel: kernel.Config{SharedStack: first.SharedStack}}, Image: data})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,21 +7,34 @@ import (
 	"landslide/emu/elfsym"
 )
 
-// TestFilters turns a test's LANDSLIDE_CONFIG directives (elfsym's
-// Image.Directives) into PP filters, in order. A directive is a verb and a
-// function of the program:
+// Directives is what a test's LANDSLIDE_CONFIG directives (elfsym's
+// Image.Directives) ask for.
+type Directives struct {
+	Filters []Filter // in order
+	// TestingMutexes: the program tests the mutex implementation itself
+	// (race analysis treats accesses inside it as unprotected).
+	TestingMutexes bool
+}
+
+// ParseDirectives reads a test's directives. A directive is a verb and,
+// for filters, a function of the program:
 //
 //	within FUNC    (or within_function FUNC, the thesis's spelling)
 //	without FUNC   (or without_function FUNC)
+//	testing_mutexes
 //
 // Anything else is an error naming the directive: a test that asks for a
 // configuration Landslide cannot give must not be checked without it.
-func TestFilters(directives []string, syms *elfsym.Symbols) ([]Filter, error) {
-	var out []Filter
+func ParseDirectives(directives []string, syms *elfsym.Symbols) (Directives, error) {
+	var out Directives
 	for _, d := range directives {
 		f := strings.Fields(d)
+		if len(f) == 1 && f[0] == "testing_mutexes" {
+			out.TestingMutexes = true
+			continue
+		}
 		if len(f) != 2 {
-			return nil, fmt.Errorf("LANDSLIDE_CONFIG %q: want \"within FUNC\" or \"without FUNC\"", d)
+			return out, fmt.Errorf("LANDSLIDE_CONFIG %q: want \"within FUNC\", \"without FUNC\" or \"testing_mutexes\"", d)
 		}
 		var flt Filter
 		switch f[0] {
@@ -29,13 +42,13 @@ func TestFilters(directives []string, syms *elfsym.Symbols) ([]Filter, error) {
 			flt.Within = true
 		case "without", "without_function":
 		default:
-			return nil, fmt.Errorf("LANDSLIDE_CONFIG %q: unknown directive %q (known: within, without)", d, f[0])
+			return out, fmt.Errorf("LANDSLIDE_CONFIG %q: unknown directive %q (known: within, without, testing_mutexes)", d, f[0])
 		}
 		flt.Func = f[1]
 		if _, _, ok := syms.Lookup(flt.Func); !ok {
-			return nil, fmt.Errorf("LANDSLIDE_CONFIG %q: no function %q in the program", d, flt.Func)
+			return out, fmt.Errorf("LANDSLIDE_CONFIG %q: no function %q in the program", d, flt.Func)
 		}
-		out = append(out, flt)
+		out.Filters = append(out.Filters, flt)
 	}
 	return out, nil
 }

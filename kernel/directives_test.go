@@ -16,7 +16,7 @@ var configRE = regexp.MustCompile(`(?m)^LANDSLIDE_CONFIG\("([^"]*)"\);`)
 
 // TestFixtureDirectives: every fixture binary carries exactly the
 // LANDSLIDE_CONFIG lines of its sources, in order (macro, linker script
-// and reader agree), and each one is a filter TestFilters accepts.
+// and reader agree), and each one is a directive ParseDirectives accepts.
 func TestFixtureDirectives(t *testing.T) {
 	with := 0
 	for _, f := range fixtures.All() {
@@ -37,9 +37,16 @@ func TestFixtureDirectives(t *testing.T) {
 		if !slices.Equal(img.Directives, want) {
 			t.Errorf("%s: directives %q, the sources say %q", f.Name, img.Directives, want)
 		}
-		flt, err := TestFilters(img.Directives, img.Symbols)
-		if err != nil || len(flt) != len(want) {
-			t.Errorf("%s: filters %v, %v", f.Name, flt, err)
+		d, err := ParseDirectives(img.Directives, img.Symbols)
+		n := len(d.Filters)
+		if d.TestingMutexes {
+			n++
+		}
+		if err != nil || n != len(want) {
+			t.Errorf("%s: directives %+v, %v", f.Name, d, err)
+		}
+		if d.TestingMutexes != strings.HasPrefix(f.Name[strings.LastIndex(f.Name, "/")+1:], "mutex_test") {
+			t.Errorf("%s: testing_mutexes %v: only the mutex tests declare it", f.Name, d.TestingMutexes)
 		}
 		if len(want) > 0 {
 			with++
@@ -52,26 +59,27 @@ func TestFixtureDirectives(t *testing.T) {
 	}
 }
 
-// TestTestFilters: the directive grammar, both spellings, and its errors.
-func TestTestFilters(t *testing.T) {
+// TestParseDirectives: the directive grammar, both spellings, and its errors.
+func TestParseDirectives(t *testing.T) {
 	f, _ := fixtures.Lookup("ref/paraguay")
 	img, err := elfsym.Parse(load(t, f))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := TestFilters([]string{"without thr_create", "within_function  main", "within cond_wait", "without_function\tmutex_lock"}, img.Symbols)
+	got, err := ParseDirectives([]string{"without thr_create", "within_function  main", "testing_mutexes", "within cond_wait", "without_function\tmutex_lock"}, img.Symbols)
 	want := []Filter{{Func: "thr_create"}, {Within: true, Func: "main"}, {Within: true, Func: "cond_wait"}, {Func: "mutex_lock"}}
-	if err != nil || !slices.Equal(got, want) {
-		t.Errorf("filters %v, %v; want %v", got, err, want)
+	if err != nil || !slices.Equal(got.Filters, want) || !got.TestingMutexes {
+		t.Errorf("directives %+v, %v; want filters %v and testing_mutexes", got, err, want)
 	}
 	for dir, msg := range map[string]string{
-		"without":                 `want "within FUNC" or "without FUNC"`,
-		"without a b":             `want "within FUNC" or "without FUNC"`,
+		"without":                 `want "within FUNC", "without FUNC" or "testing_mutexes"`,
+		"without a b":             `want "within FUNC", "without FUNC" or "testing_mutexes"`,
+		"testing_mutexes yes":     `unknown directive "testing_mutexes"`,
 		"sideways thr_create":     `unknown directive "sideways"`,
 		"without no_such_func":    `no function "no_such_func"`,
 		"preempt_everywhere main": `unknown directive`,
 	} {
-		_, err := TestFilters([]string{"without thr_join", dir}, img.Symbols)
+		_, err := ParseDirectives([]string{"without thr_join", dir}, img.Symbols)
 		if err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), dir) {
 			t.Errorf("%q: error %v, want one naming the directive and %q", dir, err, msg)
 		}

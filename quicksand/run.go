@@ -1,6 +1,7 @@
 package quicksand
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -41,6 +42,9 @@ type Outcome struct {
 	// owner accessed (sorted): the jobs started after this one record
 	// their owners' accesses too (JobSpec.SharedStack).
 	SharedStack []uint64
+	// Interrupted: the run's context was canceled while the job ran; it
+	// stays resumable (Suspended), as if the scheduler had suspended it.
+	Interrupted bool
 }
 
 // Control links a running job to Quicksand.
@@ -56,7 +60,7 @@ type Control struct {
 
 // Runner explores one job until it ends or its Control stops it. It runs
 // on a worker goroutine; several run at once with more than one worker.
-type Runner func(spec JobSpec, ctl Control) (*Outcome, error)
+type Runner func(ctx context.Context, spec JobSpec, ctl Control) (*Outcome, error)
 
 // Config is a Quicksand run.
 type Config struct {
@@ -136,10 +140,14 @@ type Result struct {
 	// Elapsed is the clock at the end; Busy the workers' time spent
 	// running jobs (wall clock), for the core saturation.
 	Elapsed, Busy time.Duration
+	// Interrupted: the context was canceled before the run ended; its
+	// jobs are left as they stood, resumable.
+	Interrupted bool
 }
 
 type driver struct {
 	cfg     Config
+	ctx     context.Context
 	mu      sync.Mutex
 	cond    *sync.Cond
 	s       *Sched
@@ -162,8 +170,10 @@ func (d *driver) account() {
 }
 
 // Run runs Quicksand: workers take jobs from the scheduler until every
-// job has ended or the budget is spent.
-func Run(cfg Config) (*Result, error) {
+// job has ended, the budget is spent, or ctx is canceled (then the
+// running jobs, given ctx, stop at their next interleaving and are left
+// suspended, and Result.Interrupted is set).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Workers < 1 {
 		return nil, fmt.Errorf("%w: %d workers", ErrConfig, cfg.Workers)
 	}
@@ -176,7 +186,7 @@ func Run(cfg Config) (*Result, error) {
 	if cfg.Budget <= 0 {
 		return nil, fmt.Errorf("%w: the budget must be positive", ErrConfig)
 	}
-	d := &driver{cfg: cfg}
+	d := &driver{cfg: cfg, ctx: ctx}
 	d.cond = sync.NewCond(&d.mu)
 	if cfg.Resume != nil {
 		s, err := Decode(cfg.Resume)
@@ -247,7 +257,7 @@ func Run(cfg Config) (*Result, error) {
 	if d.cfg.OnReport != nil {
 		d.cfg.OnReport(d.s)
 	}
-	return &Result{Sched: d.s, Elapsed: d.s.Now, Busy: d.busy}, nil
+	return &Result{Sched: d.s, Elapsed: d.s.Now, Busy: d.busy, Interrupted: ctx.Err() != nil}, nil
 }
 
 // now is the clock (with mu held).
@@ -291,7 +301,7 @@ func (d *driver) worker(first *Job) {
 		j := first
 		first = nil
 		d.s.Now = max(d.s.Now, d.now())
-		if d.s.remaining() <= 0 {
+		if d.s.remaining() <= 0 || d.ctx.Err() != nil {
 			break
 		}
 		if j == nil {
@@ -310,7 +320,7 @@ func (d *driver) worker(first *Job) {
 		d.running++
 		t0 := time.Now()
 		d.mu.Unlock()
-		out, err := d.cfg.Runner(spec, Control{
+		out, err := d.cfg.Runner(d.ctx, spec, Control{
 			Step:  func(st Step) Decision { return d.step(j, st) },
 			State: func(final *Outcome) []byte { return d.state(j, final) },
 		})
@@ -348,6 +358,10 @@ func (d *driver) end(j *Job, out *Outcome) {
 	}
 	d.s.Now = max(d.s.Now, d.now())
 	d.s.learnStack(out.SharedStack)
+	if out.Interrupted && out.Bug == "" && !out.Complete {
+		d.s.Suspended(j)
+		return
+	}
 	d.s.Finished(j, out.Complete, out.Bug)
 }
 

@@ -1,6 +1,7 @@
 package quicksand
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -30,7 +31,7 @@ type fakeProgram struct {
 var errCrash = errors.New("crash")
 
 func (p *fakeProgram) runner(s func() *Sched) Runner {
-	return func(spec JobSpec, ctl Control) (*Outcome, error) {
+	return func(_ context.Context, spec JobSpec, ctl Control) (*Outcome, error) {
 		n := 0
 		if spec.Resume {
 			n = p.store[spec.ID]
@@ -89,7 +90,7 @@ func summary(s *Sched) []string {
 func fakeRun(t *testing.T, p *fakeProgram, budget int, resume []byte) (*Result, error) {
 	t.Helper()
 	var s *Sched
-	return Run(Config{
+	return Run(context.Background(), Config{
 		Options: Options{Budget: time.Duration(budget), HomeStretch: 5},
 		SyncPPs: []string{"mutex_lock", "mutex_unlock"}, Workers: 1, Deterministic: true,
 		Runner: p.runner(func() *Sched { return s }), Resume: resume,
@@ -200,14 +201,14 @@ func TestRunCrashResume(t *testing.T) {
 }
 
 func TestRunConfigErrors(t *testing.T) {
-	ok := func(JobSpec, Control) (*Outcome, error) { return &Outcome{Complete: true}, nil }
+	ok := func(context.Context, JobSpec, Control) (*Outcome, error) { return &Outcome{Complete: true}, nil }
 	for name, c := range map[string]Config{
 		"no workers":        {Options: Options{Budget: 1}, Runner: ok},
 		"deterministic, 2":  {Options: Options{Budget: 1}, Runner: ok, Workers: 2, Deterministic: true},
 		"maximal + control": {Options: Options{Budget: 1, Maximal: true, Control: true}, Runner: ok, Workers: 1},
 		"no budget":         {Runner: ok, Workers: 1},
 	} {
-		if _, err := Run(c); !errors.Is(err, ErrConfig) {
+		if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -251,7 +252,7 @@ func TestRunResumeLargerBudget(t *testing.T) {
 func TestRunCPUAcrossResume(t *testing.T) {
 	p := &fakeProgram{store: map[int]int{}, every: 5, crash: 300}
 	run := func(cpu time.Duration, resume []byte) *Sched {
-		Run(Config{
+		Run(context.Background(), Config{
 			Options: Options{Budget: 100000, HomeStretch: 5},
 			SyncPPs: []string{"mutex_lock", "mutex_unlock"}, Workers: 1, Deterministic: true,
 			Runner: p.runner(nil), Resume: resume, CPU: func() time.Duration { return cpu },

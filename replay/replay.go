@@ -56,8 +56,8 @@ func Load(st *store.Store, run *store.Run, jobID int) (job.Spec, job.Config, *ke
 	if err != nil {
 		return spec, job.Config{}, nil, fmt.Errorf("run %s: its binary: %w", run.ID, err)
 	}
-	cfg := spec.Config(img)
-	k, err := job.Machine(&cfg)
+	cfg := job.Config{Spec: spec, Image: img}
+	k, err := kernel.New(img, spec.Kernel)
 	if err != nil {
 		return spec, cfg, nil, err
 	}

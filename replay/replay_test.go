@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -32,7 +33,7 @@ func explore(t *testing.T, st *store.Store, name string, cfg job.Config, p job.P
 		t.Fatal(err)
 	}
 	cfg.Program, cfg.Image = f.Path(), img
-	spec, err := job.EncodeSpec(cfg.Spec())
+	spec, err := job.EncodeSpec(cfg.Spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func explore(t *testing.T, st *store.Store, name string, cfg job.Config, p job.P
 	}
 	p.Store, p.Run = st, run
 	cfg.Persist = &p
-	res, err := job.Run(cfg)
+	res, err := job.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +84,7 @@ func TestBugsReplay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, res := explore(t, st, f.Name, job.Config{Kernel: kernel.Config{DataRacePCs: pcs},
-			DPOR: dpor.Options{ICB: true, MaxBound: dpor.UnlimitedBound, MaxInterleavings: 50000}},
+		run, res := explore(t, st, f.Name, job.Config{Spec: job.Spec{Kernel: kernel.Config{DataRacePCs: pcs}, Spec: dpor.Spec{Strategy: "icb", MaxInterleavings: 50000}}},
 			job.Persist{CheckpointEvery: 4})
 		if res.Bug == nil {
 			t.Errorf("%s: no bug found", f.Name)
@@ -133,7 +133,7 @@ func TestBugsReplay(t *testing.T) {
 // not match what re-execution produces is reported, not rendered.
 func TestReplayDetectsDivergence(t *testing.T) {
 	st := openStore(t)
-	run, res := explore(t, st, "sem_if/paradise_lost", job.Config{DPOR: dpor.Options{ICB: true, MaxBound: dpor.UnlimitedBound}}, job.Persist{CheckpointEvery: -1})
+	run, res := explore(t, st, "sem_if/paradise_lost", job.Config{Spec: job.Spec{Spec: dpor.Spec{Strategy: "icb"}}}, job.Persist{CheckpointEvery: -1})
 	if res.Bug == nil {
 		t.Fatal("no bug")
 	}
@@ -171,7 +171,7 @@ func onlineKeys(res *job.Result) []string {
 func TestOfflineRaces(t *testing.T) {
 	st := openStore(t)
 	for _, name := range []string{"ref/fig2_6a", "ref/fig2_6b", "ref/fig1"} {
-		cfg := job.Config{Kernel: kernel.Config{Filters: thesisFilters}}
+		cfg := job.Config{Spec: job.Spec{Kernel: kernel.Config{Filters: thesisFilters}}}
 		lcfg, pcfg := cfg, cfg
 		lcfg.HB, pcfg.HB = race.Limited, race.Pure
 		run, lim := explore(t, st, name, lcfg, job.Persist{})

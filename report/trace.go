@@ -263,3 +263,18 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// SyncEventTrace describes a sync event for `landslide run --trace`.
+func SyncEventTrace(e record.SyncEvent) string {
+	switch e.Kind {
+	case record.SyncCreate:
+		return fmt.Sprintf("creates thread %d", e.Other)
+	case record.SyncUnblock:
+		return fmt.Sprintf("makes thread %d runnable", e.Other)
+	case record.SyncEnter, record.SyncReturn:
+		return fmt.Sprintf("%s %s(0x%x)", e.Kind, e.Func, e.Arg)
+	case record.SyncAlloc, record.SyncFree:
+		return fmt.Sprintf("%s block #%d (generation %d) at 0x%x", e.Kind, e.Block, e.Gen, e.Arg)
+	}
+	return e.Kind.String()
+}

@@ -103,7 +103,7 @@ func run(s bench.Scenario) bench.Measurement {
 		res = "bug " + m.Bug
 	}
 	if !m.Complete && m.Bug == "" {
-		res += ", stopped: " + m.Stopped
+		res += ", stopped: " + m.Stopped.String()
 	}
 	logf("%-70s %7d interleavings %8.2fs %6.0f/s (%s)", strings.TrimPrefix(s.Command(), "landslide explore "),
 		m.Interleavings, m.Elapsed.Seconds(), m.Rate(), res)
@@ -352,7 +352,7 @@ func bugs(w io.Writer, o options) {
 		apply func(*bench.Scenario)
 	}{
 		{"iterative context bounding (--preemption-bound, no limit)", func(s *bench.Scenario) {
-			s.DPOR.ICB, s.DPOR.MaxBound = true, dpor.UnlimitedBound
+			s.DPOR.Strategy = "icb"
 		}},
 		{"--without thr_create,thr_exit,thr_join", func(s *bench.Scenario) { s.Without = bench.ThreadFuncs }},
 	}
@@ -384,16 +384,16 @@ func bugs(w io.Writer, o options) {
 
 func stopWords(m bench.Measurement) string {
 	switch m.Stopped {
-	case "budget":
+	case dpor.StopBudget:
 		return "time budget"
-	case "interleaving limit":
+	case dpor.StopLimit:
 		return "interleaving cap"
-	case "":
+	case dpor.Continue:
 		if m.Complete {
 			return "state space complete"
 		}
 	}
-	return m.Stopped
+	return m.Stopped.String()
 }
 
 func scaling(w io.Writer, o options) {

@@ -16,6 +16,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -50,7 +51,7 @@ func newRun(cfg *job.Config) (*store.Store, *store.Run, string) {
 	if err != nil {
 		fail(err)
 	}
-	spec, err := job.EncodeSpec(cfg.Spec())
+	spec, err := job.EncodeSpec(cfg.Spec)
 	if err != nil {
 		fail(err)
 	}
@@ -85,7 +86,7 @@ func explore(s bench.Scenario, persist, noLog bool) sample {
 		cfg.Persist = &job.Persist{Store: st, Run: run, NoBranchLog: noLog}
 	}
 	cpu0 := bench.CPUTime()
-	res, err := job.Run(cfg)
+	res, err := job.Run(context.Background(), cfg)
 	cpu := bench.CPUTime() - cpu0
 	if err != nil {
 		fail(err)
@@ -197,7 +198,7 @@ func attribution(programs []string, cap int) {
 		if err := pprof.StartCPUProfile(prof); err != nil {
 			fail(err)
 		}
-		res, err := job.Run(cfg)
+		res, err := job.Run(context.Background(), cfg)
 		pprof.StopCPUProfile()
 		prof.Close()
 		st.Close()
@@ -295,7 +296,7 @@ func resume() {
 				cfg.Kernel.MaxPPs = 1 << 20
 				st, run, dir := newRun(&cfg)
 				cfg.Persist = &job.Persist{Store: st, Run: run, CheckpointEvery: every}
-				res, err := job.Run(cfg)
+				res, err := job.Run(context.Background(), cfg)
 				if err != nil {
 					fail(err)
 				}
@@ -303,10 +304,10 @@ func resume() {
 				if every > 0 {
 					cs = res.Store
 				}
-				cfg.DPOR.MaxInterleavings = res.Executed + 1
+				cfg.MaxInterleavings = res.Executed + 1
 				cfg.Persist = &job.Persist{Store: st, Run: run, CheckpointEvery: every, Resume: true}
 				t0 := time.Now()
-				if _, err := job.Run(cfg); err != nil {
+				if _, err := job.Run(context.Background(), cfg); err != nil {
 					fail(err)
 				}
 				times[i] = append(times[i], time.Since(t0).Seconds())

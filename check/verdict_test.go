@@ -1,4 +1,4 @@
-package cli
+package check
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 	"landslide/store"
 )
 
-// TestQuicksandVerdict: the exit code, stored status and message follow
+// TestQuicksandVerdict: the outcome (the exit code), stored status and message follow
 // from the job table, for each way a run ends.
 func TestQuicksandVerdict(t *testing.T) {
 	type jobEnd = quicksand.Status
@@ -30,26 +30,30 @@ func TestQuicksandVerdict(t *testing.T) {
 		now      time.Duration
 		bugs     int
 		// after TimeUp:
-		want     int
-		status   store.Status
-		has, not []string
-		jobLine  string // of the last job, when set
+		want        Outcome
+		interrupted bool
+		status      store.Status
+		has, not    []string
+		last        quicksand.Status // of the last job, when set
+		lastNote    string
 	}{
 		{name: "bug", statuses: []jobEnd{C, B, C, X}, now: time.Hour, bugs: 1,
-			want: ExitBug, status: store.StatusBug, has: []string{"1 bug found"}, not: []string{"budget left"}},
+			want: Bug, status: store.StatusBug, has: []string{"1 bug found"}, not: []string{"budget left"}},
 		{name: "first bug with budget left", opt: quicksand.Options{FirstBug: true}, statuses: []jobEnd{B, P, S, P}, now: time.Minute, bugs: 1,
-			want: ExitBug, status: store.StatusBug, has: []string{"1 bug found", "ended the run, with budget left"},
-			jobLine: "Not started (first bug found)"},
+			want: Bug, status: store.StatusBug, has: []string{"1 bug found", "ended the run, with budget left"},
+			last: N, lastNote: "first bug found"},
 		{name: "total verification", statuses: []jobEnd{C, C, C, C}, now: time.Minute,
-			want: ExitOK, status: store.StatusVerified, has: []string{"Total verification", "completed"}, not: []string{"did not"}},
+			want: Verified, status: store.StatusVerified, has: []string{"Total verification", "completed"}, not: []string{"did not"}},
 		{name: "control: maximal complete, races never PPs", opt: quicksand.Options{Control: true}, statuses: []jobEnd{C}, races: true, now: time.Second,
-			want: ExitOK, status: store.StatusBounded, has: []string{"every state space completed", "not a total verification", "1 data-race candidate", "--control"},
+			want: NoBug, status: store.StatusBounded, has: []string{"every state space completed", "not a total verification", "1 data-race candidate", "--control"},
 			not: []string{"did not complete", "Budget"}},
 		{name: "budget spent, maximal timed out", statuses: []jobEnd{C, C, P, S}, now: time.Hour,
-			want: ExitBudget, status: store.StatusBudget, has: []string{"Budget spent", "2 of 4 jobs complete, 2 timed out", "did not complete"},
-			jobLine: "Timed out"},
+			want: Budget, status: store.StatusBudget, has: []string{"Budget spent", "2 of 4 jobs complete, 2 timed out", "did not complete"},
+			last: T},
+		{name: "interrupted", statuses: []jobEnd{C, C, P, S}, now: time.Minute, interrupted: true,
+			want: Interrupted, status: store.StatusStopped, has: []string{"Interrupted", "2 of 4 jobs complete", "resumed"}},
 		{name: "budget spent, maximal complete, race jobs timed out", statuses: []jobEnd{C, C, C, C, P}, races: true, now: time.Hour,
-			want: ExitBudget, status: store.StatusBudget, has: []string{"Budget spent", "completed, but 1 data-race candidate stayed uncovered"},
+			want: Budget, status: store.StatusBudget, has: []string{"Budget spent", "completed, but 1 data-race candidate stayed uncovered"},
 			not: []string{"did not complete"}},
 	}
 	for _, c := range cases {
@@ -70,9 +74,9 @@ func TestQuicksandVerdict(t *testing.T) {
 			}
 			s.Now = c.now
 			s.TimeUp()
-			v := quicksandVerdict(s, c.bugs)
-			if v.Code != c.want || v.Status != c.status {
-				t.Errorf("exit %d, status %s; want %d, %s (%s)", v.Code, v.Status, c.want, c.status, v.Message)
+			v := quicksandVerdict(s, c.bugs, c.interrupted)
+			if v.Outcome != c.want || v.Status != c.status {
+				t.Errorf("outcome %d, status %s; want %d, %s (%s)", v.Outcome, v.Status, c.want, c.status, v.Message)
 			}
 			for _, h := range c.has {
 				if !strings.Contains(v.Message, h) {
@@ -84,11 +88,8 @@ func TestQuicksandVerdict(t *testing.T) {
 					t.Errorf("message %q says %q", v.Message, h)
 				}
 			}
-			if c.jobLine != "" && len(s.Jobs) > 1 {
-				q := &qsRun{}
-				if got := q.jobLine(s.Jobs[len(s.Jobs)-1]); !strings.HasPrefix(got, c.jobLine) {
-					t.Errorf("last job: %q, want %q", got, c.jobLine)
-				}
+			if j := s.Jobs[len(s.Jobs)-1]; c.last != 0 && (j.Status != c.last || j.Note != c.lastNote) {
+				t.Errorf("last job: %s (%q), want %s (%q)", j.Status, j.Note, c.last, c.lastNote)
 			}
 		})
 	}

@@ -1,0 +1,74 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"landslide/job"
+	"landslide/store"
+)
+
+// ExploreResult is what Explore established.
+type ExploreResult struct {
+	*job.Result
+	Verdict Verdict
+	Run     *store.Run // the stored run (nil without a store)
+}
+
+// Explore explores one state space: cfg's program under its PP set, with
+// its strategy, until it completes, a bug or a limit stops it, or ctx is
+// canceled. With rec.Store the exploration is a new stored run, committed
+// as it goes (a crash loses at most the work since the last commit) and
+// resumable (ResumeExplore).
+func Explore(ctx context.Context, cfg job.Config, rec Recording) (*ExploreResult, error) {
+	var run *store.Run
+	if rec.Store != nil {
+		var err error
+		if run, err = rec.newRun("explore", cfg.Spec, cfg.Image); err != nil {
+			return nil, err
+		}
+		cfg.Persist = rec.persist(run, 1)
+	}
+	return explore(ctx, cfg, run)
+}
+
+func explore(ctx context.Context, cfg job.Config, run *store.Run) (*ExploreResult, error) {
+	res, err := job.Run(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &ExploreResult{Result: res, Verdict: exploreVerdict(res), Run: run}, nil
+}
+
+// Overrides are what a resume may change: zero keeps the run's own.
+type Overrides struct {
+	Budget time.Duration // the total budget, the time already spent included
+	// MaxInterleavings in all, the stored ones included (nil: the run's
+	// own; 0: no limit).
+	MaxInterleavings *int
+}
+
+// ResumeExplore continues a stored explore run from its last commit, with
+// the same specification (but o's budget and limit), and ends with the
+// result an uninterrupted run would have had.
+func ResumeExplore(ctx context.Context, rec Recording, run *store.Run, o Overrides, hooks job.Hooks) (*ExploreResult, error) {
+	spec, err := job.DecodeSpec(run.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", run.ID, err)
+	}
+	img, err := rec.Store.Binary(run.Binary)
+	if err != nil {
+		return nil, rec.storeErr(err)
+	}
+	if o.Budget != 0 {
+		spec.Budget = o.Budget
+	}
+	if o.MaxInterleavings != nil {
+		spec.MaxInterleavings = *o.MaxInterleavings
+	}
+	cfg := job.Config{Spec: spec, Image: img, Hooks: hooks}
+	cfg.Persist = rec.persist(run, 1)
+	cfg.Persist.Resume = true
+	return explore(ctx, cfg, run)
+}

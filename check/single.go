@@ -1,0 +1,139 @@
+package check
+
+import (
+	"fmt"
+	"os"
+
+	"landslide/emu/elfsym"
+	"landslide/kernel"
+	"landslide/race"
+	"landslide/record"
+	"landslide/replay"
+	"landslide/report"
+	"landslide/schedule"
+	"landslide/store"
+)
+
+// Execution is one run of a program under one schedule.
+type Execution struct {
+	*kernel.Outcome
+	Syms *elfsym.Symbols
+	// Replay is the command line that repeats it.
+	Replay string
+}
+
+// Schedule chooses the threads of one execution: Script's choices first
+// (then the default), or with Seed >= 0 uniformly at random, or else the
+// default scheduler's choices.
+type Schedule struct {
+	Script string // choices as `landslide run --schedule` takes them
+	Seed   int64  // -1: not random
+}
+
+// Execute runs the program once under kcfg and the schedule.
+func Execute(image []byte, path string, kcfg kernel.Config, sc Schedule) (*Execution, error) {
+	var ch schedule.Chooser = schedule.Default{}
+	if sc.Seed >= 0 {
+		ch = schedule.NewRandom(uint64(sc.Seed))
+	}
+	if sc.Script != "" {
+		cs, err := schedule.Parse(sc.Script)
+		if err != nil {
+			return nil, fmt.Errorf("--schedule: %v", err)
+		}
+		ch = schedule.Script{Choices: cs}
+	}
+	k, err := kernel.New(image, kcfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	out, err := k.Play(ch)
+	if err != nil {
+		return nil, err
+	}
+	return &Execution{Outcome: out, Syms: k.Symbols(),
+		Replay: fmt.Sprintf("landslide run %s --schedule %s", path, schedule.Format(out.Schedule))}, nil
+}
+
+// FormatSchedule prints choices as --schedule takes them.
+func FormatSchedule(cs []record.Choice) string { return schedule.Format(cs) }
+
+// ReplayOptions: see replay.Options.
+type ReplayOptions = replay.Options
+
+// Replayed is a re-executed stored trace, its report carrying the job's
+// race candidates as when it was found.
+type Replayed = replay.Result
+
+// Replay re-executes a stored trace of run and checks that every
+// transition is the stored one.
+func Replay(st *store.Store, run *store.Run, tr *store.TraceRecord, opt ReplayOptions) (*Replayed, error) {
+	res, err := replay.Trace(st, run, tr, opt)
+	if err != nil {
+		return nil, err
+	}
+	if res.Report != nil {
+		recs, err := st.Races(run.ID, tr.Job)
+		if err != nil {
+			return nil, &StoreError{Dir: st.Dir(), Err: err}
+		}
+		for _, r := range recs {
+			res.Report.Races = append(res.Report.Races, report.NewRace(&r.Candidate, r.StackA, r.StackB))
+		}
+	}
+	return res, nil
+}
+
+// OfflineRaces is a job's race candidates re-analysed from its stored
+// interleavings.
+type OfflineRaces struct {
+	Candidates    []*race.Candidate
+	Races         []report.Race // the same, with both stacks
+	Interleavings int
+	Syms          *elfsym.Symbols
+}
+
+// Races re-runs data-race analysis with mode over the stored
+// interleavings of one job of run, executing nothing. The stacks are
+// the ones the exploration stored (a pair only this mode finds has its
+// racing instructions).
+func Races(st *store.Store, run *store.Run, jobID int, mode race.Mode) (*OfflineRaces, error) {
+	cands, n, err := replay.Races(st, run, jobID, mode)
+	if err != nil {
+		return nil, err
+	}
+	_, _, k, err := replay.Load(st, run, jobID)
+	if err != nil {
+		return nil, err
+	}
+	out := &OfflineRaces{Candidates: cands, Interleavings: n, Syms: k.Symbols()}
+	recs, err := st.Races(run.ID, jobID)
+	if err != nil {
+		return nil, &StoreError{Dir: st.Dir(), Err: err}
+	}
+	stacks := map[[2]uint64][2][]report.Frame{}
+	for _, r := range recs {
+		stacks[r.Candidate.Key()] = [2][]report.Frame{r.StackA, r.StackB}
+	}
+	for _, c := range cands {
+		sk, ok := stacks[c.Key()]
+		if !ok {
+			sk = [2][]report.Frame{report.Frames(out.Syms, []uint64{c.A.PC}), report.Frames(out.Syms, []uint64{c.B.PC})}
+		}
+		out.Races = append(out.Races, report.NewRace(c, sk[0], sk[1]))
+	}
+	return out, nil
+}
+
+// LoadELF reads a program file and checks that it is an ELF Landslide
+// can run (the error names the file).
+func LoadELF(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := elfsym.Parse(data); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return data, nil
+}

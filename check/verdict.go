@@ -1,0 +1,119 @@
+package check
+
+import (
+	"fmt"
+
+	"landslide/dpor"
+	"landslide/job"
+	"landslide/quicksand"
+	"landslide/store"
+)
+
+// Outcome is what a check established, the basis of its exit code.
+type Outcome uint8
+
+// Outcomes.
+const (
+	// Verified: the state space (for Quicksand: the maximal one, covering
+	// every race candidate) completed with no bug.
+	Verified Outcome = iota
+	// Bug: a bug was found.
+	Bug
+	// NoBug: every state space explored completed without a bug, but
+	// that is not a verification of the program (Quicksand's uncovered
+	// race candidates).
+	NoBug
+	// Bounded: no bug within a preemption bound, but some interleavings
+	// need more preemptions.
+	Bounded
+	// Budget: the time or interleaving budget ran out first.
+	Budget
+	// Interrupted: the context was canceled; the run is resumable.
+	Interrupted
+)
+
+// Verdict is how a check ended: its outcome, the stored run's status and
+// a sentence saying it.
+type Verdict struct {
+	Outcome Outcome
+	Status  store.Status
+	Message string
+}
+
+// exploreVerdict is the verdict of one job (its stored status).
+func exploreVerdict(r *job.Result) Verdict {
+	status, msg := r.Status()
+	v := Verdict{Budget, status, msg}
+	switch {
+	case r.Bug != nil:
+		v.Outcome = Bug
+	case r.Verified:
+		v.Outcome = Verified
+	case r.Bounded:
+		v.Outcome = Bounded
+	case r.Stopped == dpor.StopCanceled:
+		v.Outcome = Interrupted
+	}
+	return v
+}
+
+// quicksandVerdict derives a Quicksand run's verdict from its job table
+// alone; bugs is the number of distinct bugs (deduplicated by signature).
+// No other code decides a Quicksand run's verdict.
+//
+//   - A bug: Bug.
+//   - Total verification (Sched.Verified): Verified.
+//   - Every job ended without a bug and none ran out of budget, but
+//     data-race candidates stayed uncovered (--control, where races add no
+//     PPs; or race PPs a without filter excludes): NoBug, stored as
+//     bounded: no bug in the PP sets explored, not a total verification.
+//   - Interrupted before the end: Interrupted.
+//   - A job ran out of budget (timed out): Budget.
+func quicksandVerdict(s *quicksand.Sched, bugs int, interrupted bool) Verdict {
+	max := s.Maximal()
+	maxSet := s.Reg.Describe(s.Reg.All())
+	timedOut := 0
+	for _, j := range s.Jobs {
+		if j.Status == quicksand.TimedOut {
+			timedOut++
+		}
+	}
+	complete := len(s.Completed())
+	switch {
+	case bugs > 0:
+		msg := fmt.Sprintf("%d %s found", bugs, plural(bugs, "bug"))
+		if s.Opt.FirstBug && s.Now < s.Opt.Budget {
+			msg += " (the first one ended the run, with budget left)"
+		}
+		return Verdict{Bug, store.StatusBug, msg}
+	case s.Verified():
+		return Verdict{Verified, store.StatusVerified, fmt.Sprintf(
+			"Total verification: the maximal state space %s completed with no bug, and it covered every data-race candidate.", maxSet)}
+	case interrupted:
+		return Verdict{Interrupted, store.StatusStopped, fmt.Sprintf("Interrupted: %d of %d jobs complete; the run can be resumed.", complete, len(s.Jobs))}
+	case timedOut == 0 && max != nil && max.Status == quicksand.Complete:
+		n := len(s.UncoveredRaces())
+		why := "their PPs could not be added"
+		if s.Opt.Control {
+			why = "--control never makes them PPs"
+		}
+		return Verdict{NoBug, store.StatusBounded, fmt.Sprintf(
+			"No bug: every state space completed, the maximal one %s included; not a total verification: %d data-race %s stayed uncovered (%s).",
+			maxSet, n, plural(n, "candidate"), why)}
+	}
+	msg := fmt.Sprintf("Budget spent: %d of %d jobs complete, %d timed out; ", complete, len(s.Jobs), timedOut)
+	if max != nil && max.Status == quicksand.Complete {
+		n := len(s.UncoveredRaces())
+		msg += fmt.Sprintf("the maximal state space %s completed, but %d data-race %s stayed uncovered.", maxSet, n, plural(n, "candidate"))
+	} else {
+		msg += fmt.Sprintf("the maximal state space %s did not complete.", maxSet)
+	}
+	return Verdict{Budget, store.StatusBudget, msg}
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
+}

@@ -1,0 +1,102 @@
+package dpor
+
+import (
+	"context"
+	"time"
+
+	"landslide/record"
+)
+
+// Spec is an exploration's configuration as plain data: what a job's
+// stored specification carries for this package. The zero value is DPOR
+// with sleep sets, no limits, stopping at the first bug. In every field,
+// zero means the default.
+type Spec struct {
+	// Strategy names the strategy (Strategies lists them; "" is "dpor").
+	Strategy string `msgpack:",omitempty"`
+	// NoSleepSets (dpor) turns the sleep-set refinement off.
+	NoSleepSets bool
+	// AllPairs (dpor) reverses every conflicting pair not ordered by the
+	// scheduling happens-before, as the thesis does, instead of only the
+	// direct races (see analysis.add).
+	AllPairs bool
+	// MaxBound (icb) is the largest preemption bound explored; nil for no
+	// cap (until a round drops no alternative).
+	MaxBound *int
+	// Seed (random) seeds the first walk; walk k uses Seed+k-1, the same
+	// schedule as `landslide run --seed Seed+k-1`.
+	Seed uint64 `msgpack:",omitempty"`
+	// MaxInterleavings stops after that many interleavings (0: no limit).
+	MaxInterleavings int
+	// KeepGoing continues after a bug (the default stops at the first).
+	KeepGoing bool
+	// NoDepthHeuristic turns off the too-deep infinite-loop heuristic.
+	NoDepthHeuristic bool
+}
+
+// Bound returns a MaxBound of b preemptions.
+func Bound(b int) *int { return &b }
+
+// Options are a Spec plus the hooks of one exploration.
+type Options struct {
+	Spec
+	// Now is the clock used for the time estimates (default: wall time
+	// since the exploration started). It never influences what is explored.
+	Now func() time.Duration
+	// OnBranch sees every completed interleaving, while the machine is
+	// still at its end; a reason other than Continue stops the
+	// exploration there with that reason.
+	OnBranch func(*Branch) Stop
+	// Checkpoint, when set, offers a stored machine state on the way to
+	// the end of prefix (the current branch's first choices): it returns
+	// the state after the first depth choices, or nil. A resumed explorer
+	// uses it to rebuild a node's snapshot without re-executing from the
+	// program's start (see Resume).
+	Checkpoint func(prefix []record.Choice) (depth int, s record.Snapshot)
+}
+
+// Stop is why an exploration ended before its state space was complete
+// (Continue: it did not stop, or it completed).
+type Stop uint8
+
+// Reasons to stop.
+const (
+	Continue     Stop = iota
+	StopBug           // a bug was found (without KeepGoing)
+	StopLimit         // Spec.MaxInterleavings was reached
+	StopBound         // the preemption bound dropped alternatives, and no larger bound is allowed
+	StopBudget        // the caller's time budget ran out (OnBranch)
+	StopControl       // the caller's control stopped it (OnBranch; Quicksand suspends jobs so)
+	StopCanceled      // the context was canceled (an interrupt)
+)
+
+var stopNames = [...]string{"", "bug", "interleaving limit", "preemption bound", "budget", "stopped", "interrupted"}
+
+// String is the reason as stored and printed ("budget", "interleaving
+// limit", ...).
+func (s Stop) String() string {
+	if int(s) < len(stopNames) {
+		return stopNames[s]
+	}
+	return "unknown"
+}
+
+// ParseStop reads a Stop back from its String.
+func ParseStop(s string) Stop {
+	for i, n := range stopNames {
+		if n == s {
+			return Stop(i)
+		}
+	}
+	return Continue
+}
+
+// canceled reports whether ctx is done, without blocking.
+func canceled(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,113 @@
+package dpor
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"landslide/record"
+)
+
+// Strategy decides which alternatives the path explores: which threads
+// to tag at a node for a later interleaving, which tags to refuse, and
+// the preemption bound of each round. The path (Explorer) does everything
+// else: running a branch, backtracking to the deepest tagged node,
+// snapshots, the happens-before and conflict analysis, the depth
+// heuristic, the frontier. A strategy is one file of this package that
+// registers itself (register); adding one touches nothing else.
+//
+// A strategy may keep state, but everything that decides the exploration
+// must be recoverable from the path (the frontier) and its Spec, so that
+// a resumed exploration continues exactly as the uninterrupted one.
+type Strategy interface {
+	// Bound is the preemption bound of round r of the exploration (0 is
+	// the first; UnlimitedBound for none), or false when there is no
+	// round r. A new round starts from the root when a round ends with
+	// tags its bound dropped.
+	Bound(r int) (int, bool)
+	// Reached sees the path arrive at a new node i (the root, i = 0,
+	// included, at the start of each round).
+	Reached(x *Explorer, i int)
+	// Pick is the thread to run at the path's last node when no tag is
+	// pending there (0: the machine's default choice).
+	Pick(x *Explorer) record.TID
+	// Branch sees each completed interleaving (the path at its end) and
+	// tags the alternatives it calls for.
+	Branch(x *Explorer, br *Branch) error
+	// Skip refuses a tag (thread q at node i) that the path would place:
+	// a reduction's proof that the subtree is already covered.
+	Skip(x *Explorer, i int, q record.TID) bool
+}
+
+// StrategyInfo describes a registered strategy.
+type StrategyInfo struct {
+	Name string
+	Doc  string // one line, for --help
+	// Exhaustive: a completed exploration has covered every reachable
+	// outcome of the program (the soundness tests check it against
+	// full enumeration); a sampling strategy never completes.
+	Exhaustive bool
+	new        func(Spec) (Strategy, error)
+}
+
+var strategies []StrategyInfo
+
+// register adds a strategy (from its file's init).
+func register(name, doc string, exhaustive bool, new func(Spec) (Strategy, error)) {
+	strategies = append(strategies, StrategyInfo{Name: name, Doc: doc, Exhaustive: exhaustive, new: new})
+	slices.SortFunc(strategies, func(a, b StrategyInfo) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// DefaultStrategy is the strategy of a Spec that names none.
+const DefaultStrategy = "dpor"
+
+// Strategies lists the registered strategies, by name.
+func Strategies() []StrategyInfo { return slices.Clone(strategies) }
+
+// NewStrategy builds the strategy s names, checking its parameters.
+func NewStrategy(s Spec) (Strategy, error) {
+	name := s.Strategy
+	if name == "" {
+		name = DefaultStrategy
+	}
+	for _, st := range strategies {
+		if st.Name == name {
+			return st.new(s)
+		}
+	}
+	var names []string
+	for _, st := range strategies {
+		names = append(names, st.Name)
+	}
+	return nil, fmt.Errorf("unknown strategy %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// onlyRound0 is the Bound of a strategy without rounds or bound.
+func onlyRound0(r int) (int, bool) { return UnlimitedBound, r == 0 }
+
+// tagAll tags every runnable thread at node i (through the filters).
+func (x *Explorer) tagAll(i int) {
+	for _, q := range x.nodes[i].runnable {
+		x.tag(i, q)
+	}
+}
+
+// onlyParams refuses the Spec parameters that strategy name does not take
+// (allowed lists those it does: sleep-sets, all-pairs, max-bound, seed).
+func onlyParams(s Spec, name string, allowed ...string) error {
+	set := []struct {
+		param, what string
+		given       bool
+	}{
+		{"sleep-sets", "a sleep-set setting (--no-sleep-sets)", s.NoSleepSets},
+		{"all-pairs", "the AllPairs setting", s.AllPairs},
+		{"max-bound", "a preemption bound (--preemption-bound)", s.MaxBound != nil},
+		{"seed", "a seed (--seed)", s.Seed != 0},
+	}
+	for _, p := range set {
+		if p.given && !slices.Contains(allowed, p.param) {
+			return fmt.Errorf("the %s strategy takes no %s", name, p.what)
+		}
+	}
+	return nil
+}
