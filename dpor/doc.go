@@ -19,28 +19,28 @@
 // one write); heap allocation and free events conflict with each other,
 // and a free conflicts with every access to its block.
 //
-// Tagging (is_evil_ancestor / tag_good_sibling / tag_all_siblings): for
-// each conflicting pair i<j not ordered by happens-before, at the node
-// before ti tag T(tj) if it is runnable there, else every runnable thread
-// but T(ti). Filters before a tag is placed:
-//   - the sleep-set check (on by default; equiv_already_explored): if,
-//     walking up from that node through transitions independent of the
-//     tagged thread's next transition, an ancestor already explored that
-//     thread, the subtree is equivalent to one already tested;
-//   - iterative context bounding (ICB, optional): every runnable thread
-//     is tagged at every PP where the bound allows it (CHESS's ICB), and a
-//     choice needing more preemptions than the bound is dropped; the bound
-//     grows from 0 until nothing was dropped (or a cap is reached). The
-//     thesis prunes within the bound with DPOR and BPOR (Coons et al.
-//     2013); our implementation of that missed interleavings within the
-//     bound on random programs (TestICBBoundedSoundness), so ICB here is
-//     complete for each bound instead, at the cost of less pruning. Sleep
-//     sets are off under a bound for the same reason.
+// The path and its strategies: Explorer is the exploration path (the
+// branch as nodes, running a branch, backtracking to the deepest tagged
+// node, snapshots, the analysis, the depth heuristic, the frontier). Which
+// alternatives to tag after a branch, and which tags to refuse, is a
+// Strategy, one file each, registered by name (Spec.Strategy):
+//   - dpor (dpor.go, the default): the thesis's tagging
+//     (is_evil_ancestor / tag_good_sibling / tag_all_siblings): for each
+//     conflicting pair i<j not ordered by happens-before, at the node
+//     before ti tag T(tj) if it is runnable there, else every runnable
+//     thread but T(ti); with the sleep-set check (equiv_already_explored)
+//     unless Spec.NoSleepSets;
+//   - full (full.go): no reduction, every runnable thread at every PP (the
+//     brute-force reference of the tests);
+//   - icb (icb.go): iterative context bounding, each bound explored
+//     completely, from 0 up to Spec.MaxBound or until nothing was dropped
+//     (see icb.go for why not DPOR within the bound);
+//   - random (random.go): seeded random walks, walk k being `landslide run
+//     --seed Seed+k-1`; never complete.
 //
-// Modes: DPOR (default), Full (no reduction: every runnable thread at
-// every PP; the brute-force reference of the tests) and the same with the
-// ICB bound. Preempt-everywhere (the thesis's -0) is a PP set, chosen by
-// the caller through the machine's configuration.
+// Preempt-everywhere (the thesis's -0) is a PP set, chosen by the caller
+// through the machine's configuration. Run takes a context: canceling it
+// stops the exploration after the current interleaving (StopCanceled).
 //
 // Persistence: Frontier is the explorer's state between two
 // interleavings as plain data, and Resume continues from it in another
