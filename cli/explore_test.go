@@ -37,23 +37,8 @@ func quietStderr(errOut string) bool {
 		strings.Contains(errOut, "landslide resume "))
 }
 
-// exploreDoc is the part of explore's --json document the tests read.
-type exploreDoc struct {
-	Result        string        `json:"result"`
-	ExitCode      int           `json:"exit_code"`
-	Interleavings int           `json:"interleavings"`
-	Executed      int           `json:"executed"`
-	Transitions   int           `json:"transitions"`
-	Complete      bool          `json:"complete"`
-	Verified      bool          `json:"verified"`
-	Bounded       bool          `json:"bounded"`
-	Stopped       string        `json:"stopped"`
-	Proportion    float64       `json:"estimated_proportion"`
-	EstimatedSize float64       `json:"estimated_size"`
-	PPSet         []string      `json:"pp_set"`
-	Races         []any         `json:"races"`
-	Bug           *report.Trace `json:"bug"`
-}
+// exploreDoc is the document the command prints (one schema: schema.go).
+type exploreDoc = ExploreJSON
 
 func decodeDoc(t *testing.T, out string) exploreDoc {
 	t.Helper()
