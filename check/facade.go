@@ -59,8 +59,6 @@ var (
 // DefaultSyncPPs are the sync PPs of a PP set that names none.
 func DefaultSyncPPs() []string { return append([]string(nil), kernel.DefaultSyncPPs...) }
 
-func kernelDefaultSyncPPs() []string { return DefaultSyncPPs() }
-
 // ReportRaces is the reports' view of an exploration's candidates.
 func ReportRaces(rs []*job.RaceReport) []report.Race {
 	var out []report.Race

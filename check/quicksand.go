@@ -76,7 +76,7 @@ type QuicksandResult struct {
 func Quicksand(ctx context.Context, spec QuicksandSpec, image []byte, rec Recording, hooks QuicksandHooks) (*QuicksandResult, error) {
 	base := spec.Base
 	if base.Kernel.SyncPPs == nil {
-		base.Kernel.SyncPPs = append([]string(nil), kernelDefaultSyncPPs()...)
+		base.Kernel.SyncPPs = DefaultSyncPPs() // a copy
 	}
 	// A new run is the resumption of its seeded state, stored first.
 	s := quicksand.New(spec.Options, base.Kernel.SyncPPs)

@@ -138,9 +138,6 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 		Base: check.Spec{Program: path, Kernel: pps.Kernel, PreemptEverywhere: f.everywhere, HB: mode, TestingMutexes: pps.TestingMutexes},
 		Options: quicksand.Options{Budget: f.budget, ETAFactor: f.etaFactor, ETAThreshold: f.etaThreshold,
 			HomeStretch: f.homeStretch, Maximal: f.maximal, Control: f.control, FirstBug: f.firstBug}}
-	if spec.Base.Kernel.SyncPPs == nil {
-		spec.Base.Kernel.SyncPPs = check.DefaultSyncPPs()
-	}
 	if f.icb {
 		spec.Base.Strategy = "icb"
 	}
