@@ -16,6 +16,10 @@ type ExploreResult struct {
 	Run     *store.Run // the stored run (nil without a store)
 }
 
+// DefaultExploreBudget is the time budget of `landslide explore` when
+// none is given (a Spec's zero Budget is no budget at all).
+const DefaultExploreBudget = time.Hour
+
 // Explore explores one state space: cfg's program under its PP set, with
 // its strategy, until it completes, a bug or a limit stops it, or ctx is
 // canceled. With rec.Store the exploration is a new stored run, committed

@@ -32,6 +32,15 @@ const (
 	Interrupted
 )
 
+var outcomeNames = [...]string{Verified: "verified", Bug: "bug", NoBug: "no bug", Bounded: "bounded", Budget: "budget", Interrupted: "interrupted"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("Outcome(%d)", o)
+}
+
 // Verdict is how a check ended: its outcome, the stored run's status and
 // a sentence saying it.
 type Verdict struct {

@@ -32,8 +32,6 @@ type exploreFlags struct {
 	noStore        bool
 }
 
-// DefaultBudget is explore's time budget when --budget is not given.
-const DefaultBudget = time.Hour
 
 func newExploreCmd() *cobra.Command {
 	var f exploreFlags
@@ -78,7 +76,7 @@ show, bugs and export read the stored run; --no-store records nothing.`,
 	fl.BoolVar(&f.full, "full", false, "no reduction: every runnable thread at every PP (brute force; --strategy full)")
 	fl.StringVar(&f.strategy, "strategy", check.DefaultStrategy, "exploration strategy: "+strategyList())
 	fl.Uint64Var(&f.seed, "seed", 0, "the random strategy's seed: walk k follows `landslide run --seed SEED+k-1`")
-	fl.DurationVar(&f.budget, "budget", DefaultBudget, "time budget (e.g. 30s, 10m, 2h)")
+	fl.DurationVar(&f.budget, "budget", check.DefaultExploreBudget, "time budget (e.g. 30s, 10m, 2h)")
 	fl.IntVar(&f.maxInterleave, "max-interleavings", 0, "stop after this many interleavings (0: no limit)")
 	fl.BoolVar(&f.testingMutexes, "testing-mutexes", false, "treat accesses inside the mutex implementation as unprotected (default: on for mutex_test programs)")
 	fl.BoolVar(&f.noStore, "no-store", false, "do not record the exploration in the store (it cannot be resumed, replayed or re-analysed)")

@@ -60,7 +60,9 @@ too. At the end: the bugs, the PP sets verified (total verification when
 the maximal state space completed), the data-race PPs no completed job
 covered, CPU time and core saturation.
   exit 1  a bug
-  exit 0  total verification: the maximal state space completed, no bug
+  exit 0  no bug: a total verification (the maximal state space completed
+          and covered every data-race candidate), or every state space
+          completed but some candidates stayed uncovered (the report says which)
   exit 3  the budget ran out first
   exit 2  usage or input error, or a store failure
 

@@ -1,8 +1,9 @@
 // Command qseval is the thesis's Table 4.1 on our fixtures: every
 // seeded-bug thread library (fixtures/src/lib/<lib>) built with every test
 // program that passes against the reference library, each binary run by
-// `landslide quicksand` (through the command line's own code) under five
-// configurations with the same CPU budget per cell:
+// check.Quicksand (the library under `landslide quicksand`) under five
+// configurations with the same CPU budget per cell, each named here by
+// the quicksand flags that give it:
 //
 //	QS-LHB  quicksand (Iterative Deepening, Limited Happens-Before)
 //	QS-PHB  quicksand --hb pure
@@ -10,7 +11,7 @@
 //	DPOR    quicksand --control
 //	ShMem   quicksand --control --preempt-everywhere
 //
-// every one with --no-store --quiet --json --first-bug. It prints Markdown:
+// every one as with --no-store --first-bug. It prints Markdown:
 // one table with a row per library/test and a column per configuration
 // ("bug 1.2s": the first bug and the wall clock to it, found_at;
 // "verified 3.4s": total verification; "complete 0.5s": every state space
@@ -55,7 +56,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
 	"flag"
 	"fmt"
 	"maps"
@@ -67,25 +68,30 @@ import (
 	"sync"
 	"time"
 
-	"landslide/cli"
+	"landslide/check"
 	"landslide/fixtures"
+	"landslide/quicksand"
 	"landslide/sdk"
 )
 
-// configuration is one column of the table: the quicksand flags it adds.
-// A control explores a single state space, so it uses one CPU.
+// configuration is one column of the table: what it sets in the
+// Quicksand spec, and the quicksand flags a user would give for it. A
+// control explores a single state space, so it uses one CPU.
 type configuration struct {
-	name    string
-	args    []string
-	control bool
+	name       string
+	flags      string // the equivalent `landslide quicksand` flags
+	hb         check.HB
+	control    bool
+	icb        bool
+	everywhere bool
 }
 
 var configurations = []configuration{
-	{"QS-LHB", []string{"--hb", "limited"}, false},
-	{"QS-PHB", []string{"--hb", "pure"}, false},
-	{"ICB", []string{"--control", "--icb"}, true},
-	{"DPOR", []string{"--control"}, true},
-	{"ShMem", []string{"--control", "--preempt-everywhere"}, true},
+	{name: "QS-LHB", flags: "--hb limited", hb: check.Limited},
+	{name: "QS-PHB", flags: "--hb pure", hb: check.Pure},
+	{name: "ICB", flags: "--control --icb", hb: check.Limited, control: true, icb: true},
+	{name: "DPOR", flags: "--control", hb: check.Limited, control: true},
+	{name: "ShMem", flags: "--control --preempt-everywhere", hb: check.Limited, control: true, everywhere: true},
 }
 
 // skipped are the reference tests left out unless -tests names them: the
@@ -107,41 +113,28 @@ type program struct {
 
 func (p *program) name() string { return p.lib + "/" + p.test }
 
-// bug and doc are the parts of quicksand's --json document the table uses.
+// bug is one bug a cell found.
 type bug struct {
-	Job     int     `json:"job"`
-	Message string  `json:"message"`
-	FoundAt float64 `json:"found_at"`
-	PPSet   string  `json:"pp_set"`
-}
-
-type doc struct {
-	Result            string  `json:"result"`
-	ExitCode          int     `json:"exit_code"`
-	Bugs              []bug   `json:"bugs"`
-	TotalVerification bool    `json:"total_verification"`
-	Elapsed           float64 `json:"elapsed"`
-	CPUSeconds        float64 `json:"cpu_seconds"`
-	Saturation        float64 `json:"core_saturation"`
-	Jobs              []struct {
-		Status string `json:"status"`
-	} `json:"jobs"`
+	Message string
+	PPSet   string
+	FoundAt time.Duration // the Quicksand clock (wall time) when its job found it
 }
 
 // cell is one run: a program under a configuration.
 type cell struct {
-	code int
-	doc  doc
-	wall time.Duration
-	err  string
+	outcome check.Outcome
+	bugs    []bug
+	elapsed time.Duration // the Quicksand clock at the end
+	wall    time.Duration
+	err     string
 }
 
 // first is the cell's earliest bug.
 func (c *cell) first() *bug {
 	var b *bug
-	for i := range c.doc.Bugs {
-		if b == nil || c.doc.Bugs[i].FoundAt < b.FoundAt {
-			b = &c.doc.Bugs[i]
+	for i := range c.bugs {
+		if b == nil || c.bugs[i].FoundAt < b.FoundAt {
+			b = &c.bugs[i]
 		}
 	}
 	return b
@@ -150,43 +143,31 @@ func (c *cell) first() *bug {
 // ended reports whether the cell ended before its budget (a bug, a total
 // verification, or every state space complete).
 func (c *cell) ended() bool {
-	return c.err == "" && (c.code == cli.ExitBug || c.code == cli.ExitOK || c.complete())
+	return c.err == "" && (c.outcome == check.Bug || c.outcome == check.Verified || c.complete())
 }
 
-// complete reports whether the budget "ran out" only in name: every state
-// space completed with no bug, yet data-race candidates stayed uncovered
-// (under --control races never become PPs), so there was no total
-// verification and quicksand exits 3.
-func (c *cell) complete() bool {
-	if c.err != "" || c.code != cli.ExitBudget || len(c.doc.Jobs) == 0 {
-		return false
-	}
-	for _, j := range c.doc.Jobs {
-		switch j.Status {
-		case "pending", "running", "suspended", "timed out":
-			return false
-		}
-	}
-	return true
-}
+// complete reports whether every state space completed with no bug, yet
+// data-race candidates stayed uncovered (under --control races never
+// become PPs), so there was no total verification (check.NoBug).
+func (c *cell) complete() bool { return c.err == "" && c.outcome == check.NoBug }
 
 func (c *cell) text() string {
 	switch {
 	case c.err != "":
 		return "error: " + c.err
-	case c.code == cli.ExitBug:
+	case c.outcome == check.Bug:
 		if b := c.first(); b != nil {
-			return fmt.Sprintf("bug %.1fs", b.FoundAt)
+			return fmt.Sprintf("bug %.1fs", b.FoundAt.Seconds())
 		}
 		return "bug ?"
-	case c.code == cli.ExitOK:
-		return fmt.Sprintf("verified %.1fs", c.doc.Elapsed)
+	case c.outcome == check.Verified:
+		return fmt.Sprintf("verified %.1fs", c.elapsed.Seconds())
 	case c.complete():
-		return fmt.Sprintf("complete %.1fs", c.doc.Elapsed)
-	case c.code == cli.ExitBudget:
+		return fmt.Sprintf("complete %.1fs", c.elapsed.Seconds())
+	case c.outcome == check.Budget:
 		return "—"
 	}
-	return fmt.Sprintf("exit %d", c.code)
+	return c.outcome.String()
 }
 
 // evaluation is every cell of one pass: cells[program][configuration],
@@ -208,18 +189,29 @@ type options struct {
 	tmp         string
 }
 
-// cellArgs are the budget, worker and home-stretch flags of one cell: the
-// same CPU time for every configuration (see the package comment).
-func (o options) cellArgs(cfg configuration) []string {
+// cellSpec is the Quicksand spec of one cell: the configuration's
+// settings, --first-bug, and the same CPU time for every configuration
+// (see the package comment).
+func (o options) cellSpec(cfg configuration) check.QuicksandSpec {
+	spec := check.QuicksandSpec{
+		Base:    check.Spec{HB: cfg.hb, PreemptEverywhere: cfg.everywhere},
+		Options: quicksand.Options{Control: cfg.control, FirstBug: true, HomeStretch: quicksand.DefaultHomeStretch},
+		Workers: 1,
+	}
+	if cfg.icb {
+		spec.Base.Strategy = "icb"
+	}
 	if cfg.control {
-		return []string{"--budget", o.budget.String(), "-c", "1"}
+		spec.Options.Budget = o.budget
+		return spec
 	}
-	wall := o.budget / time.Duration(o.cpus)
-	hs := o.homeStretch
-	if hs == 0 {
-		hs = wall / 60
+	spec.Workers = o.cpus
+	spec.Options.Budget = o.budget / time.Duration(o.cpus)
+	spec.Options.HomeStretch = o.homeStretch
+	if o.homeStretch == 0 {
+		spec.Options.HomeStretch = spec.Options.Budget / 60
 	}
-	return []string{"--budget", wall.String(), "-c", fmt.Sprint(o.cpus), "--home-stretch", hs.String()}
+	return spec
 }
 
 func main() {
@@ -298,13 +290,13 @@ func main() {
 		hs = homeStretch.String()
 	}
 	fmt.Printf("%s (%s), × %d configurations, %s of CPU time per cell: "+
-		"each `landslide quicksand BINARY --no-store --quiet --json --first-bug` plus the configuration's flags "+
+		"each `landslide quicksand BINARY --no-store --first-bug` plus the configuration's flags "+
 		"(QS-LHB `--hb limited`, QS-PHB `--hb pure`, ICB `--control --icb`, DPOR `--control`, ShMem `--control --preempt-everywhere`). "+
 		"With N CPUs a Quicksand cell runs with `-c N --budget %s/N` and a home stretch of %s, one cell at a time; "+
 		"a control (one state space, one CPU) runs with `-c 1 --budget %s`, N cells at once. "+
 		"A cell is the first bug and the wall clock to it (found_at), a total verification and its time, "+
 		"\"complete\" when every state space completed with no bug but data-race candidates stayed uncovered "+
-		"(no total verification: under --control races never become PPs; quicksand exits 3 early), or — when the budget ran out. "+
+		"(no total verification: under --control races never become PPs; quicksand ends early, exit 0), or — when the budget ran out. "+
 		"A row marked * is the library's own fixture (the test shipped to expose its bug). %s wall time in all.\n",
 		rows, built, len(configurations), *budget, *budget, hs, *budget, time.Since(start).Round(time.Second))
 
@@ -529,25 +521,58 @@ func evaluate(progs []*program, o options, cpus []int, block int) []*evaluation 
 	return evals
 }
 
-// run is one cell, through the command line as a user would run it.
+// run is one cell: check.Quicksand, the library under `landslide
+// quicksand`, on the program with the cell's spec and no store; each bug's
+// trace is written to traceDir.
 func run(path string, cfg configuration, o options, traceDir string) cell {
-	var stdout, stderr bytes.Buffer
-	args := append([]string{"quicksand", path, "--no-store", "--quiet", "--json", "--first-bug", "--trace-dir", traceDir}, o.cellArgs(cfg)...)
-	args = append(args, cfg.args...)
 	t0 := time.Now()
-	code := cli.Main(args, &stdout, &stderr)
-	c := cell{code: code, wall: time.Since(t0)}
-	if err := json.Unmarshal(stdout.Bytes(), &c.doc); err != nil || code == cli.ExitUsage {
-		c.err = strings.TrimSpace(stderr.String())
-		if c.err == "" && err != nil {
-			c.err = err.Error()
-		}
-		if c.err == "" {
-			c.err = fmt.Sprintf("exit %d", code)
-		}
-		c.err = oneLine(c.err, 100)
+	c := cell{}
+	res, err := quicksandCell(path, o.cellSpec(cfg), traceDir)
+	c.wall = time.Since(t0)
+	if err != nil {
+		c.err = oneLine(err.Error(), 100)
+		return c
+	}
+	c.outcome, c.elapsed = res.Verdict.Outcome, time.Duration(res.Sched.Now)
+	for _, b := range res.Bugs {
+		c.bugs = append(c.bugs, bug{Message: b.Message, PPSet: b.PPSet, FoundAt: b.FoundAt})
 	}
 	return c
+}
+
+// quicksandCell loads the program, resolves its PP set as quicksand's
+// flags would (the default sync PPs, the program's own directives) and
+// runs Quicksand.
+func quicksandCell(path string, spec check.QuicksandSpec, traceDir string) (*check.QuicksandResult, error) {
+	image, err := check.LoadELF(path)
+	if err != nil {
+		return nil, err
+	}
+	pps, err := check.ResolvePPs(image, check.PPRequest{Everywhere: spec.Base.PreemptEverywhere, Args: []string{path}})
+	if err != nil {
+		return nil, err
+	}
+	spec.Base.Program, spec.Base.Kernel, spec.Base.TestingMutexes = path, pps.Kernel, pps.TestingMutexes
+	res, err := check.Quicksand(context.Background(), spec, image, check.Recording{}, check.QuicksandHooks{})
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range res.Bugs {
+		if b.Trace == nil {
+			continue
+		}
+		if err := os.MkdirAll(traceDir, 0o755); err != nil {
+			return nil, err
+		}
+		var buf bytes.Buffer
+		if err := b.Trace.WriteText(&buf); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(traceDir, fmt.Sprintf("job%d.txt", b.Job)), buf.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // printEvaluation prints one pass's table, totals and bugs; it reports
@@ -607,16 +632,16 @@ func printEvaluation(progs []*program, e *evaluation, compare bool) bool {
 			switch {
 			case c.err != "":
 				errs++
-			case c.code == cli.ExitBug:
+			case c.outcome == check.Bug:
 				bugs++
 				if p.shipped {
 					own++
 				}
-			case c.code == cli.ExitOK:
+			case c.outcome == check.Verified:
 				verified++
 			case c.complete():
 				complete++
-			case c.code == cli.ExitBudget:
+			case c.outcome == check.Budget:
 				timeouts++
 			}
 		}

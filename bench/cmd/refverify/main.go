@@ -1,6 +1,6 @@
-// Command refverify runs `landslide explore PROGRAM --pp mutex_lock,mutex_unlock`
-// (through the command line's own code, with its default budget, store and
-// everything else) on every test program built against the reference
+// Command refverify runs check.Explore, the library under `landslide
+// explore PROGRAM --pp mutex_lock,mutex_unlock`, with the command's
+// default budget and a store, on every test program built against the reference
 // thread library that is expected to pass, and prints a Markdown table:
 // whether each state space completed with no bug (verified), in how many
 // interleavings, with which PP set, and how long it took. It is the
@@ -16,16 +16,16 @@
 //
 // With -quicksand it checks Quicksand's total verification instead (the
 // Quicksand issue: "a correct library is totally verified on mutex_test
-// and paradise_lost with both --hb modes"): `landslide quicksand
-// fixtures/bin/ref/TEST.elf --hb H -c C --budget B` for each test of
-// -tests and each mode of -hb, one after the other:
+// and paradise_lost with both --hb modes"): check.Quicksand as `landslide
+// quicksand fixtures/bin/ref/TEST.elf --hb H -c C --budget B --no-store`
+// runs it, for each test of -tests and each mode of -hb, one after the
+// other:
 //
 //	go run ./bench/cmd/refverify -quicksand -tests mutex_test,paradise_lost -c 2 -budget 30m
 package main
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -34,25 +34,21 @@ import (
 	"sync"
 	"time"
 
-	"landslide/cli"
+	"landslide/check"
 	"landslide/fixtures"
+	"landslide/quicksand"
+	"landslide/store"
 )
 
-// doc is the part of explore's --json document the table shows.
-type doc struct {
-	Result        string   `json:"result"`
-	Interleavings int      `json:"interleavings"`
-	Verified      bool     `json:"verified"`
-	Elapsed       float64  `json:"elapsed_seconds"`
-	PPSet         []string `json:"pp_set"`
-}
-
+// outcome is one test's exploration.
 type outcome struct {
-	name string
-	code int
-	doc  doc
-	wall time.Duration
-	err  string
+	name          string
+	verified      bool
+	message       string
+	interleavings int
+	ppSet         []string
+	wall          time.Duration
+	err           string
 }
 
 func main() {
@@ -100,61 +96,66 @@ func main() {
 			defer func() { <-sem }()
 			out[i] = explore(f, fmt.Sprintf("%s/store%d", tmp, i))
 			o := out[i]
-			fmt.Fprintf(os.Stderr, "refverify: %s: exit %d, %d interleavings, %s\n", f.Name, o.code, o.doc.Interleavings, o.wall.Round(time.Second))
+			fmt.Fprintf(os.Stderr, "refverify: %s: %s, %d interleavings, %s\n", f.Name, o.message, o.interleavings, o.wall.Round(time.Second))
 		}()
 	}
 	wg.Wait()
 
 	failed := false
 	fmt.Printf("`go run ./bench/cmd/refverify -j %d` at %s on %s/%s, %d CPUs; each row is\n", *jobs, time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	fmt.Printf("`landslide explore fixtures/bin/ref/TEST.elf --pp mutex_lock,mutex_unlock` (default budget %s); %s wall time in all.\n\n", cli.DefaultBudget, time.Since(start).Round(time.Second))
+	fmt.Printf("`landslide explore fixtures/bin/ref/TEST.elf --pp mutex_lock,mutex_unlock` (default budget %s); %s wall time in all.\n\n", check.DefaultExploreBudget, time.Since(start).Round(time.Second))
 	fmt.Println("| test | result | interleavings | wall time | PP set |")
 	fmt.Println("|---|---|---:|---:|---|")
 	for _, o := range out {
-		res := o.doc.Result
-		if o.doc.Verified && o.code == cli.ExitOK {
+		res := o.message
+		switch {
+		case o.err != "":
+			failed, res = true, "error: "+o.err
+		case o.verified:
 			res = "**verified**"
-		} else {
+		default:
 			failed = true
-			if o.err != "" {
-				res = "error: " + o.err
-			}
 		}
-		fmt.Printf("| %s | %s | %d | %s | %s |\n", o.name, res, o.doc.Interleavings, o.wall.Round(100*time.Millisecond), strings.Join(o.doc.PPSet, ", "))
+		fmt.Printf("| %s | %s | %d | %s | %s |\n", o.name, res, o.interleavings, o.wall.Round(100*time.Millisecond), strings.Join(o.ppSet, ", "))
 	}
 	if failed {
 		os.Exit(1)
 	}
 }
 
-// explore runs one exploration through the command line, as a user would.
-func explore(f fixtures.Fixture, store string) outcome {
-	var stdout, stderr bytes.Buffer
-	args := []string{"explore", f.Output, "--pp", "mutex_lock,mutex_unlock", "--json", "--quiet", "--store", store, "--trace-dir", store}
+// explore runs one exploration in a new store in dir: the PP set of
+// `--pp mutex_lock,mutex_unlock` resolved against the program (its own
+// directives included), explore's default budget.
+func explore(f fixtures.Fixture, dir string) outcome {
+	o := outcome{name: f.Name}
 	t0 := time.Now()
-	code := cli.Main(args, &stdout, &stderr)
-	o := outcome{name: f.Name, code: code, wall: time.Since(t0)}
-	if err := json.Unmarshal(stdout.Bytes(), &o.doc); err != nil {
-		o.err = strings.TrimSpace(stderr.String())
-		if o.err == "" {
-			o.err = err.Error()
-		}
+	res, err := exploreTest(f.Output, dir)
+	o.wall = time.Since(t0)
+	if err != nil {
+		o.err = err.Error()
+		return o
 	}
+	o.verified, o.message = res.Verdict.Outcome == check.Verified, res.Verdict.Message
+	o.interleavings, o.ppSet = res.Interleavings, res.PPSet
 	return o
 }
 
-// qsDoc is the part of quicksand's --json document the table shows.
-type qsDoc struct {
-	Result            string  `json:"result"`
-	TotalVerification bool    `json:"total_verification"`
-	Elapsed           float64 `json:"elapsed"`
-	CPU               float64 `json:"cpu_seconds"`
-	Saturation        float64 `json:"core_saturation"`
-	Jobs              []struct {
-		Status string `json:"status"`
-		PPSet  string `json:"pp_set"`
-	} `json:"jobs"`
-	Uncovered []string `json:"uncovered_race_pps"`
+func exploreTest(path, dir string) (*check.ExploreResult, error) {
+	image, err := check.LoadELF(path)
+	if err != nil {
+		return nil, err
+	}
+	pps, err := check.ResolvePPs(image, check.PPRequest{PPs: []string{"mutex_lock", "mutex_unlock"}, Args: []string{path}})
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(dir, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	spec := check.Spec{Program: path, Kernel: pps.Kernel, HB: check.Limited, TestingMutexes: pps.TestingMutexes, Budget: check.DefaultExploreBudget}
+	return check.Explore(context.Background(), check.Config{Spec: spec, Image: image}, check.Recording{Store: st})
 }
 
 // quicksandTable runs Quicksand on each test under each mode and prints
@@ -173,34 +174,54 @@ func quicksandTable(tests, modes []string, cpus int, budget time.Duration) int {
 			return 2
 		}
 		for _, hb := range modes {
-			var stdout, stderr bytes.Buffer
+			mode, err := check.ParseHB(hb)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "refverify: -hb: %v\n", err)
+				return 2
+			}
 			t0 := time.Now()
-			code := cli.Main([]string{"quicksand", f.Output, "--hb", hb, "-c", fmt.Sprint(cpus), "--budget", budget.String(),
-				"--no-store", "--json", "--quiet", "--trace-dir", os.TempDir()}, &stdout, &stderr)
+			res, err := quicksandTest(f.Output, mode, cpus, budget)
 			wall := time.Since(t0)
-			var d qsDoc
-			if err := json.Unmarshal(stdout.Bytes(), &d); err != nil {
-				fmt.Printf("| %s | %s | error: %s | | | | | |\n", test, hb, strings.TrimSpace(stderr.String()))
+			if err != nil {
+				fmt.Printf("| %s | %s | error: %s | | | | | |\n", test, hb, err)
 				status = 1
 				continue
 			}
 			complete, maxRaces := 0, 0
-			for _, j := range d.Jobs {
-				if j.Status == "complete" {
+			for _, j := range res.Sched.Jobs {
+				if j.Status == quicksand.Complete {
 					complete++
-					maxRaces = max(maxRaces, strings.Count(j.PPSet, "data race @"))
+					maxRaces = max(maxRaces, strings.Count(res.Sched.Reg.Describe(j.Set), "data race @"))
 				}
 			}
-			res := d.Result
-			if d.TotalVerification && code == cli.ExitOK {
-				res = "**total verification**"
+			verdict := res.Verdict.Message
+			if res.Verdict.Outcome == check.Verified {
+				verdict = "**total verification**"
 			} else {
 				status = 1
 			}
-			fmt.Printf("| %s | %s | %s | %d (%d) | %d | %s | %.0fs | %.0f%% |\n", test, hb, res, len(d.Jobs), complete, maxRaces,
-				wall.Round(time.Second), d.CPU, 100*d.Saturation)
-			fmt.Fprintf(os.Stderr, "refverify: quicksand %s --hb %s: exit %d in %s\n", test, hb, code, wall.Round(time.Second))
+			fmt.Printf("| %s | %s | %s | %d (%d) | %d | %s | %.0fs | %.0f%% |\n", test, hb, verdict, len(res.Sched.Jobs), complete, maxRaces,
+				wall.Round(time.Second), res.CPU.Seconds(), 100*res.Saturation)
+			fmt.Fprintf(os.Stderr, "refverify: quicksand %s --hb %s: %s in %s\n", test, hb, res.Verdict.Outcome, wall.Round(time.Second))
 		}
 	}
 	return status
+}
+
+// quicksandTest runs Quicksand on the program without a store, its PP
+// set resolved as quicksand's flags would (the default sync PPs and the
+// program's own directives).
+func quicksandTest(path string, mode check.HB, cpus int, budget time.Duration) (*check.QuicksandResult, error) {
+	image, err := check.LoadELF(path)
+	if err != nil {
+		return nil, err
+	}
+	pps, err := check.ResolvePPs(image, check.PPRequest{Args: []string{path}})
+	if err != nil {
+		return nil, err
+	}
+	spec := check.QuicksandSpec{Workers: cpus,
+		Base:    check.Spec{Program: path, Kernel: pps.Kernel, HB: mode, TestingMutexes: pps.TestingMutexes},
+		Options: quicksand.Options{Budget: budget, HomeStretch: quicksand.DefaultHomeStretch}}
+	return check.Quicksand(context.Background(), spec, image, check.Recording{}, check.QuicksandHooks{})
 }
