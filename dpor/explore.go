@@ -100,16 +100,19 @@ type Explorer struct {
 	resumed   bool // Resume built the branch: Run starts by choosing the next one
 	lastStamp time.Duration
 	start     time.Time
+	// sampling: the strategy does not enumerate the tree (random walks),
+	// so the estimator's size, proportion and ETA mean nothing.
+	sampling bool
 }
 
 // New prepares an exploration of m from its current state (which must be
 // a PP: the program's start) with the strategy opt.Spec names.
 func New(m record.Machine, opt Options) (*Explorer, error) {
-	st, err := NewStrategy(opt.Spec)
+	st, info, err := newStrategy(opt.Spec)
 	if err != nil {
 		return nil, err
 	}
-	x := &Explorer{m: m, opt: opt, strat: st}
+	x := &Explorer{m: m, opt: opt, strat: st, sampling: !info.Exhaustive}
 	if x.opt.Now == nil {
 		x.start = time.Now()
 		x.opt.Now = func() time.Duration { return time.Since(x.start) }
@@ -161,7 +164,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 	var pending record.TID // the tag to run at the deepest node
 	if x.resumed {
 		res.Executed, res.Transitions, res.Interleavings = x.executed, x.nTrans, x.branches
-		res.Estimate, res.Bound, res.Budgeted = x.est.Current(), x.bound, x.budgeted
+		res.Estimate, res.Bound, res.Budgeted = x.Estimate(), x.bound, x.budgeted
 		res.Depth = len(x.trs)
 	} else {
 		if done, _ := x.m.Ended(); done {
@@ -380,7 +383,7 @@ func (x *Explorer) runBranch(pending record.TID) (*Branch, error) {
 			br.Preemptions++
 		}
 	}
-	br.Estimate = x.est.Leaf()
+	br.Estimate = x.estimate(x.est.Leaf())
 	return br, nil
 }
 
@@ -459,4 +462,12 @@ func (x *Explorer) SnapshotAt(i int) (record.Snapshot, error) {
 }
 
 // Estimate returns the estimates as of the last interleaving.
-func (x *Explorer) Estimate() estimator.Estimate { return x.est.Current() }
+// Under a sampling strategy only the counts and times are known.
+func (x *Explorer) Estimate() estimator.Estimate { return x.estimate(x.est.Current()) }
+
+func (x *Explorer) estimate(e estimator.Estimate) estimator.Estimate {
+	if x.sampling {
+		e.Proportion, e.Size, e.Total = 0, 0, 0
+	}
+	return e
+}

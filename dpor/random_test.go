@@ -31,6 +31,14 @@ func TestRandomWalksAreRunSeeds(t *testing.T) {
 	if len(got.schedules) != walks || got.res.Complete {
 		t.Fatalf("%d walks, complete %v; want %d, never complete", len(got.schedules), got.res.Complete, walks)
 	}
+	// Random walks do not enumerate the tree: the size estimate would be
+	// nonsense (walks re-run paths), so none is given; DPOR's is.
+	if e := got.res.Estimate; e.Proportion != 0 || e.Size != 0 || e.Total != 0 || e.Branches != walks {
+		t.Errorf("random walks: estimate %+v, want none (%d branches)", e, walks)
+	}
+	if e := explore(t, newModel(prog...), Options{}).res.Estimate; e.Proportion != 1 || e.Size <= 0 {
+		t.Errorf("dpor: estimate %+v, want the whole tree", e)
+	}
 	distinct := map[string]bool{}
 	for k := range want {
 		if got.schedules[k] != want[k] {

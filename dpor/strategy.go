@@ -66,20 +66,26 @@ func Strategies() []StrategyInfo { return slices.Clone(strategies) }
 
 // NewStrategy builds the strategy s names, checking its parameters.
 func NewStrategy(s Spec) (Strategy, error) {
+	st, _, err := newStrategy(s)
+	return st, err
+}
+
+func newStrategy(s Spec) (Strategy, StrategyInfo, error) {
 	name := s.Strategy
 	if name == "" {
 		name = DefaultStrategy
 	}
-	for _, st := range strategies {
-		if st.Name == name {
-			return st.new(s)
+	for _, info := range strategies {
+		if info.Name == name {
+			st, err := info.new(s)
+			return st, info, err
 		}
 	}
 	var names []string
 	for _, st := range strategies {
 		names = append(names, st.Name)
 	}
-	return nil, fmt.Errorf("unknown strategy %q (known: %s)", name, strings.Join(names, ", "))
+	return nil, StrategyInfo{}, fmt.Errorf("unknown strategy %q (known: %s)", name, strings.Join(names, ", "))
 }
 
 // onlyRound0 is the Bound of a strategy without rounds or bound.
