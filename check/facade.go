@@ -81,5 +81,9 @@ func CheckSpec(s Spec) error {
 // DecodeSpec reads a stored job spec.
 var DecodeSpec = job.DecodeSpec
 
+// Choice is the decision at a PP: a thread, and a value where the PP
+// has several outcomes (see record.Choice).
+type Choice = record.Choice
+
 // Transition is one transition of an execution (replay's steps).
 type Transition = record.Transition

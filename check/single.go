@@ -22,13 +22,16 @@ type Execution struct {
 	Replay string
 }
 
-// Schedule chooses the threads of one execution: Script's choices first
-// (then the default), or with Seed >= 0 uniformly at random, or else the
+// Schedule chooses the threads of one execution: Choices first (then
+// the default), or with Seed >= 0 uniformly at random, or else the
 // default scheduler's choices.
 type Schedule struct {
-	Script string // choices as `landslide run --schedule` takes them
-	Seed   int64  // -1: not random
+	Choices []record.Choice // as ParseSchedule reads `landslide run --schedule`
+	Seed    int64           // -1: not random
 }
+
+// ParseSchedule reads choices as `landslide run --schedule` takes them.
+func ParseSchedule(s string) ([]record.Choice, error) { return schedule.Parse(s) }
 
 // Execute runs the program once under kcfg and the schedule.
 func Execute(image []byte, path string, kcfg kernel.Config, sc Schedule) (*Execution, error) {
@@ -36,12 +39,8 @@ func Execute(image []byte, path string, kcfg kernel.Config, sc Schedule) (*Execu
 	if sc.Seed >= 0 {
 		ch = schedule.NewRandom(uint64(sc.Seed))
 	}
-	if sc.Script != "" {
-		cs, err := schedule.Parse(sc.Script)
-		if err != nil {
-			return nil, fmt.Errorf("--schedule: %v", err)
-		}
-		ch = schedule.Script{Choices: cs}
+	if sc.Choices != nil {
+		ch = schedule.Script{Choices: sc.Choices}
 	}
 	k, err := kernel.New(image, kcfg)
 	if err != nil {

@@ -20,7 +20,7 @@ func newCCCmd() *cobra.Command {
 SDK's Pebbles-compatible headers, crt0 and libc, linked with the reference
 thread library (--lib ref, the default), none (--lib none), or a directory
 holding your own thread library's .c files (--lib DIR).`,
-		Args: cobra.MinimumNArgs(1),
+		Args: atLeast(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Output == "" {
 				return usageErr("cc: -o PROGRAM.elf is required")

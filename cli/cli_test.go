@@ -137,37 +137,3 @@ func TestDeterminismAcrossProcesses(t *testing.T) {
 		}
 	}
 }
-
-// TestRunJSONAndExitCodes: the guest's output is a field, and the exit
-// code says bug / no bug / budget.
-func TestRunJSONAndExitCodes(t *testing.T) {
-	code, out, _ := runCLI("run", fixture(t, "isa/trap_load_null"), "--json")
-	var s summary
-	if err := json.Unmarshal([]byte(out), &s); err != nil {
-		t.Fatal(err)
-	}
-	if code != ExitBug || s.Result != "bug" || s.Bug == nil || s.Bug.Kind != "memory" || !strings.Contains(s.Stdout, "before the trap") {
-		t.Errorf("trap_load_null: code %d summary %+v", code, s)
-	}
-	code, out, errOut := runCLI("run", fixture(t, "isa/edge"))
-	if code != ExitOK || !strings.Contains(out, "failures 0") || !strings.Contains(errOut, "no bug") {
-		t.Errorf("edge: code %d stdout %q stderr %q", code, out, errOut)
-	}
-	code, _, errOut = runCLI("run", fixture(t, "bench/loop"), "--max-instructions", "100000")
-	if code != ExitBudget || !strings.Contains(errOut, "budget") {
-		t.Errorf("budget: code %d stderr %q", code, errOut)
-	}
-}
-
-// TestRunTrace: --trace lists every transition with its sync events.
-func TestRunTrace(t *testing.T) {
-	code, out, errOut := runCLI("run", fixture(t, "ref/xplusplus"), "--trace")
-	if code != ExitOK || out != "x = 2\n" {
-		t.Fatalf("code %d stdout %q", code, out)
-	}
-	for _, want := range []string{"#0 thread 1:", "creates thread 2", "enter mutex_lock(0x", "ends at thread_exit"} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("--trace output lacks %q:\n%s", want, errOut)
-		}
-	}
-}

@@ -32,7 +32,6 @@ type exploreFlags struct {
 	noStore        bool
 }
 
-
 func newExploreCmd() *cobra.Command {
 	var f exploreFlags
 	cmd := &cobra.Command{
@@ -65,7 +64,7 @@ The exploration is recorded in the store (--store, default ./.landslide),
 committed every --commit-every interleavings or --commit-interval: after a
 crash, landslide resume RUN continues from the last commit. replay, races,
 show, bugs and export read the stored run; --no-store records nothing.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: atLeast(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runExplore(cmd, args[0], args[1:], &f) },
 	}
 	fl := cmd.Flags()
@@ -99,8 +98,13 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	if f.bound < -1 {
 		return usageErr("--preemption-bound must be -1 (off) or at least 0")
 	}
-	if f.budget <= 0 || f.maxInterleave < 0 || f.output.interval <= 0 {
-		return usageErr("--budget and --interval must be positive, --max-interleavings at least 0")
+	switch {
+	case f.budget <= 0:
+		return usageErr("--budget %s: must be positive", f.budget)
+	case f.output.interval <= 0:
+		return usageErr("--interval %s: must be positive", f.output.interval)
+	case f.maxInterleave < 0:
+		return usageErr("--max-interleavings %d: must be at least 0 (0: no limit)", f.maxInterleave)
 	}
 	strategy := f.strategy
 	switch {
@@ -113,15 +117,7 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	case f.bound >= 0:
 		strategy = "icb"
 	}
-	data, pps, err := f.ppFlags.program(cmd, path, guestArgs, &f.output)
-	if err != nil {
-		return err
-	}
-	spec := check.Spec{Program: path, Kernel: pps.Kernel, PreemptEverywhere: f.everywhere, HB: mode,
-		TestingMutexes: pps.TestingMutexes, Budget: f.budget}
-	if cmd.Flags().Changed("testing-mutexes") {
-		spec.TestingMutexes = f.testingMutexes
-	}
+	spec := check.Spec{Program: path, PreemptEverywhere: f.everywhere, HB: mode, Budget: f.budget}
 	spec.Strategy, spec.NoSleepSets, spec.MaxInterleavings, spec.Seed = strategy, f.noSleep, f.maxInterleave, f.seed
 	if f.bound >= 0 {
 		spec.MaxBound = check.Bound(f.bound)
@@ -131,6 +127,14 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	}
 	if err := check.CheckSpec(spec); err != nil {
 		return usageErr("%v", err)
+	}
+	data, pps, err := f.ppFlags.program(cmd, path, guestArgs, &f.output)
+	if err != nil {
+		return err
+	}
+	spec.Kernel, spec.TestingMutexes = pps.Kernel, pps.TestingMutexes
+	if cmd.Flags().Changed("testing-mutexes") {
+		spec.TestingMutexes = f.testingMutexes
 	}
 	cfg := check.Config{Spec: spec, Image: data}
 	f.output.attach(&cfg.Hooks, cmd.ErrOrStderr())

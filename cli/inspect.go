@@ -213,7 +213,7 @@ func newShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Show a run: its options, environment, jobs, bugs and race candidates",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactly(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, r, err := openRun(cmd, args[0], true)
 			if err != nil {
@@ -275,9 +275,12 @@ imports one archive per submission sees which submissions share a bug.`,
 				return err
 			}
 			defer st.Close()
-			var bugs []*store.BugRecord
+			// Run by run, oldest first (not in the store's key order:
+			// run IDs are random), so that a group lists its runs in the
+			// order they were made.
+			var runs []*store.Run
 			if len(args) == 0 {
-				if bugs, err = st.Bugs(""); err != nil {
+				if runs, err = st.Runs(); err != nil {
 					return storeErr(st.Dir(), err)
 				}
 			}
@@ -286,6 +289,10 @@ imports one archive per submission sees which submissions share a bug.`,
 				if err != nil {
 					return storeErr(st.Dir(), err)
 				}
+				runs = append(runs, r)
+			}
+			var bugs []*store.BugRecord
+			for _, r := range runs {
 				bs, err := st.Bugs(r.ID)
 				if err != nil {
 					return storeErr(st.Dir(), err)
@@ -348,7 +355,7 @@ func newExportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export RUN -o FILE",
 		Short: "Write a run to a single-file archive (binary, options, results, bug traces, races)",
-		Args:  cobra.ExactArgs(1),
+		Args:  exactly(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output == "" {
 				return usageErr("export needs -o FILE")
@@ -413,7 +420,7 @@ func newImportCmd() *cobra.Command {
 before anything of it is written, so a damaged or hostile archive writes
 nothing; the others are imported all the same. Exit 2 if any archive
 failed (each is named, with why), 0 otherwise.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: atLeast(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openStore(cmd, false)
 			if err != nil {

@@ -71,7 +71,7 @@ covered, CPU time and core saturation.
 the program, and needs -c 1. Controls: --control (one state space with
 every sync PP: the thesis's -C), with --icb (-I) or --preempt-everywhere
 (-0); --maximal (-M) always explores the maximal state space.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: atLeast(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runQuicksand(cmd, args[0], args[1:], &f) },
 	}
 	fl := cmd.Flags()

@@ -80,7 +80,7 @@ start), checks that every transition is bit-identical to the stored one,
 and prints the bug report as text, HTML or JSON. --step prints each
 transition as it is re-executed. Exit 1 when the trace reproduces its bug,
 2 when it does not reproduce (or on input errors).`,
-		Args: cobra.ExactArgs(1),
+		Args: exactly(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "html" && format != "json" {
 				return usageErr("--format: want text, html or json, not %q", format)
@@ -153,7 +153,7 @@ program, and prints the data-race candidates with their classification
 (both-order or single-order, first interleaving or nondeterministic,
 free-re-malloc). The answer depends only on the store: the same command
 twice gives the same output.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactly(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mode, err := check.ParseHB(hb)
 			if err != nil {

@@ -45,6 +45,24 @@ func usageErr(format string, a ...any) error {
 	return &exitError{code: ExitUsage, msg: fmt.Sprintf(format, a...)}
 }
 
+// atLeast and exactly are the commands' positional-argument rules: a
+// wrong count is a usage error that shows the usage line.
+func atLeast(n int) cobra.PositionalArgs { return argCount(n, -1) }
+func exactly(n int) cobra.PositionalArgs { return argCount(n, n) }
+
+func argCount(min, max int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) >= min && (max < 0 || len(args) <= max) {
+			return nil
+		}
+		what := "missing arguments"
+		if len(args) > min {
+			what = fmt.Sprintf("unexpected argument %q", args[max])
+		}
+		return usageErr("%s: %s (usage: %s)", cmd.Name(), what, strings.TrimSuffix(cmd.UseLine(), " [flags]"))
+	}
+}
+
 // NewRoot builds the command tree.
 func NewRoot() *cobra.Command {
 	root := &cobra.Command{

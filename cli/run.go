@@ -35,7 +35,7 @@ exit).
 The guest's output goes to stdout unchanged; the checker's own lines go to
 stderr. With --json a single JSON summary is printed on stdout instead.
 Exit codes: 0 no bug, 1 bug found, 2 usage or input error, 3 budget exhausted.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: atLeast(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, args, &f) },
 	}
 	fl := cmd.Flags()
@@ -72,6 +72,14 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	if cmd.Flags().Changed("schedule") && f.seed >= 0 {
 		return usageErr("--schedule and --seed are mutually exclusive")
 	}
+	var choices []check.Choice
+	if f.schedule != "" {
+		cs, err := check.ParseSchedule(f.schedule)
+		if err != nil {
+			return usageErr("--schedule: %v", err)
+		}
+		choices = cs
+	}
 	data, err := loadELF(path)
 	if err != nil {
 		return err
@@ -84,7 +92,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	cfg := pps.Kernel
 	cfg.NoTrack = f.noTrack
 	cfg.Args = append([]string{path}, args[1:]...)
-	ex, err := check.Execute(data, path, cfg, check.Schedule{Script: f.schedule, Seed: f.seed})
+	ex, err := check.Execute(data, path, cfg, check.Schedule{Choices: choices, Seed: f.seed})
 	if err != nil {
 		return usageErr("%v", err)
 	}

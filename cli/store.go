@@ -190,7 +190,7 @@ and the same budget accounting: the time already spent counts against
 --budget, which defaults to the run's own. It ends with the result an
 uninterrupted run would have had. RUN is a run ID or a unique prefix of one
 (see landslide ls). Exit codes as for explore.`,
-		Args: cobra.ExactArgs(1),
+		Args: exactly(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkDir(out.traceDir); err != nil {
 				return usageErr("--trace-dir: %v", err)
