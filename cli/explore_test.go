@@ -15,6 +15,7 @@ import (
 
 	"landslide/emu/elfsym"
 	"landslide/fixtures"
+	"landslide/internal/testutil"
 	"landslide/kernel"
 	"landslide/report"
 )
@@ -122,7 +123,7 @@ func exploreParadiseLost(t *testing.T) (stdout, dir string, tr report.Trace) {
 // TestExploreParadiseLostReport: the bug report's three renderings, the
 // HTML one as headless Chromium builds it.
 func TestExploreParadiseLostReport(t *testing.T) {
-	if _, err := report.ChromiumPath(); err != nil {
+	if _, err := testutil.ChromiumPath(); err != nil {
 		t.Fatalf("headless Chromium is required for this test: %v", err)
 	}
 	consumers, assertText, assertLine := paradiseSource(t)
@@ -228,11 +229,11 @@ func TestExploreParadiseLostReport(t *testing.T) {
 	}
 
 	// The HTML, as the browser builds it.
-	dom, err := report.DumpDOM(base + ".html")
+	dom, err := testutil.DumpDOM(base + ".html")
 	if err != nil {
 		t.Fatalf("DumpDOM: %v", err)
 	}
-	if err := report.CheckTraceDOM(dom, &tr); err != nil {
+	if err := testutil.CheckTraceDOM(dom, &tr); err != nil {
 		t.Errorf("the DOM does not match the JSON trace:\n%v", err)
 	}
 	if m := regexp.MustCompile(`<code class="bug-kind">([^<]*)</code>`).FindStringSubmatch(dom); m == nil || m[1] != "assert" {

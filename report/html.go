@@ -68,6 +68,10 @@ var ppLegend = []legendItem{
 	{"end", "end", "the execution ended here (exit or bug)"},
 }
 
+// PPClass is the CSS class, besides "pp", of the badge of a PP of this
+// kind in the HTML report.
+func PPClass(kind string) string { return "pp-" + cssIdent(kind) }
+
 // cssIdent keeps the characters of s that are safe in a class name.
 func cssIdent(s string) string {
 	var b strings.Builder

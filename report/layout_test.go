@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"fmt"
@@ -7,25 +7,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-)
 
-// wideTrace is a trace with many threads and long frames, the failing
-// step in the last (rightmost) thread's column.
-func wideTrace(threads int) *Trace {
-	tr := &Trace{Program: "fixtures/wide.elf", Bug: &Bug{Kind: "assert", Message: "assertion failed", Thread: int32(threads)}}
-	for th := 1; th <= threads; th++ {
-		tr.Threads = append(tr.Threads, int32(th))
-		stack := []Frame{
-			fr(0x10000+uint64(th), fmt.Sprintf("a_rather_long_function_name_of_thread_%d", th), "fixtures/src/tests/some_long_directory/wide_test_program.c", 100+th),
-			fr(0x11000+uint64(th), "thr_wrapper", "sdk/thrlib/thread.c", 83),
-		}
-		tr.Steps = append(tr.Steps, Step{Index: th - 1, Thread: int32(th), PP: "yield", PPKind: "yield", Stack: stack,
-			Events: []string{"mutex_lock(0x15030) returned"}})
-	}
-	last := &tr.Steps[len(tr.Steps)-1]
-	last.Failure, last.PP, last.PPKind = true, "end", "end"
-	return tr
-}
+	"landslide/internal/testutil"
+	"landslide/report"
+)
 
 // probe is appended to a copy of the report: it scrolls the page down
 // (never sideways) to the failing row, and records where the failing cell
@@ -45,11 +30,11 @@ var probeAttr = regexp.MustCompile(`data-probe="(-?\d+),(-?\d+),(-?\d+),(-?\d+),
 // the window (or scrolls within itself) so that the failing cell, in the
 // rightmost column, is in view once the page is scrolled down to its row.
 func TestFailingCellInView(t *testing.T) {
-	if _, err := ChromiumPath(); err != nil {
-		t.Fatalf("headless Chromium is required for this test: %v\n(on Debian: %s)", err, chromiumInstallHint)
+	if _, err := testutil.ChromiumPath(); err != nil {
+		t.Fatalf("headless Chromium is required for this test: %v\n(on Debian: %s)", err, testutil.ChromiumInstallHint)
 	}
 	var b strings.Builder
-	if err := wideTrace(12).WriteHTML(&b); err != nil {
+	if err := report.WideTrace(12).WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}
 	page := strings.Replace(b.String(), "</body>", probe+"\n</body>", 1)
@@ -57,7 +42,7 @@ func TestFailingCellInView(t *testing.T) {
 	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom, err := DumpDOM(path, "--window-size=1400,1000", "--hide-scrollbars")
+	dom, err := testutil.DumpDOM(path, "--window-size=1400,1000", "--hide-scrollbars")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -249,11 +249,6 @@ func TestTraceHTMLStructure(t *testing.T) {
 			t.Errorf("HTML table lacks PP label %q", l)
 		}
 	}
-	// The rendered source passes the DOM check too (the tolerant parser
-	// reads it as it is).
-	if err := CheckTraceDOM(out, tr); err != nil {
-		t.Errorf("CheckTraceDOM on the rendered source: %v", err)
-	}
 }
 
 func TestTraceHTMLEscapes(t *testing.T) {
@@ -270,62 +265,5 @@ func TestTraceHTMLEscapes(t *testing.T) {
 	}
 	if !strings.Contains(out, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp;&amp; a&lt;b") {
 		t.Errorf("bug message not escaped as expected")
-	}
-	if err := CheckTraceDOM(out, tr); err != nil {
-		t.Errorf("CheckTraceDOM: %v", err)
-	}
-}
-
-func TestCheckTraceDOMRejects(t *testing.T) {
-	tr := sampleTrace()
-	out := renderHTML(t, tr)
-	mutations := map[string]func(*Trace){
-		"thread moved":      func(x *Trace) { x.Steps[3].Thread = 1 },
-		"failure moved":     func(x *Trace) { x.Steps[11].Failure = false; x.Steps[10].Failure = true },
-		"preemption added":  func(x *Trace) { x.Steps[0].Preempted = true },
-		"extra step":        func(x *Trace) { x.Steps = append(x.Steps, x.Steps[0]) },
-		"extra thread":      func(x *Trace) { x.Threads = append(x.Threads, 4) },
-		"columns reordered": func(x *Trace) { x.Threads = []int32{2, 1, 3} },
-		"label changed":     func(x *Trace) { x.Steps[4].PP = "sleep" },
-		"kind changed":      func(x *Trace) { x.Steps[4].PPKind = "sleep" },
-		"message changed":   func(x *Trace) { x.Bug.Message = "something else" },
-	}
-	for name, mutate := range mutations {
-		x := sampleTrace()
-		mutate(x)
-		if err := CheckTraceDOM(out, x); err == nil {
-			t.Errorf("%s: CheckTraceDOM accepted a DOM of another trace", name)
-		}
-	}
-	if err := CheckTraceDOM("<html><body><p>nothing</p></body></html>", tr); err == nil {
-		t.Error("CheckTraceDOM accepted a page without the table")
-	}
-	// Corrupt the DOM itself: an extra cell in a row.
-	bad := strings.Replace(out, "<td></td>", "<td></td><td></td>", 1)
-	if err := CheckTraceDOM(bad, tr); err == nil {
-		t.Error("CheckTraceDOM accepted a row with an extra cell")
-	}
-}
-
-func TestParseDOMTolerant(t *testing.T) {
-	doc := `<!DOCTYPE html><!-- a <table id=trace> in a comment --><html><head>
-<style>td > b { color: red }</style><script>if (a<b) document.write("<td>")</script></head>
-<body><div id=x class='a b'>t&amp;x<br>y</span></div><p>unclosed<table id="t"><tr data-k=v><td>1</td><td/></tr></table>
-</body></html>`
-	root := parseDOM(doc)
-	x := root.find(func(n *domNode) bool { return n.Attrs["id"] == "x" })
-	if x == nil || !x.hasClass("b") || x.text() != "t&xy" {
-		t.Fatalf("div#x parsed wrong: %+v", x)
-	}
-	tbl := root.find(func(n *domNode) bool { return n.Tag == "table" })
-	if tbl == nil || tbl.Attrs["id"] != "t" {
-		t.Fatalf("table found: %+v", tbl)
-	}
-	trs := tbl.childrenTagged("tr")
-	if len(trs) != 1 || trs[0].Attrs["data-k"] != "v" || len(trs[0].childrenTagged("td")) != 2 {
-		t.Fatalf("row parsed wrong: %+v", trs)
-	}
-	if n := len(root.all(func(n *domNode) bool { return n.Tag == "td" })); n != 2 {
-		t.Errorf("%d td, want 2 (script text must not count)", n)
 	}
 }
