@@ -96,17 +96,8 @@ func TestMalformedInput(t *testing.T) {
 	}
 }
 
-type summary struct {
-	Result       string `json:"result"`
-	ExitCode     int    `json:"exit_code"`
-	Stdout       string `json:"stdout"`
-	Instructions uint64 `json:"instructions"`
-	Schedule     string `json:"schedule"`
-	TraceHash    string `json:"trace_hash"`
-	Bug          *struct {
-		Kind string `json:"kind"`
-	} `json:"bug"`
-}
+// summary is run's --json document (one schema: schema.go).
+type summary = RunJSON
 
 // TestDeterminismAcrossProcesses runs the command in separate processes
 // and compares the summaries, trace hash included.
