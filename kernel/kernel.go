@@ -542,6 +542,9 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 	if t == nil || !t.canRun() {
 		return nil, fmt.Errorf("thread %d is not runnable here (runnable: %v)", ch.Thread, k.Runnable())
 	}
+	if ch.Value != 0 {
+		return nil, fmt.Errorf("choice %d:%d: this PP takes no value (only a thread)", ch.Thread, ch.Value)
+	}
 	k.switchTo(ch.Thread)
 	t = k.cur()
 	if t.hblocked {

@@ -22,8 +22,16 @@ import (
 // TID identifies a guest thread. The first thread is 1.
 type TID int32
 
-// Choice is the decision at a PP: which thread runs next, plus an optional
-// injected value (a transactional abort code, later a failure to inject).
+// Choice is the decision at a PP: which thread runs next, and a value
+// for the PPs that have several outcomes besides the thread.
+//
+// Value is 0 for a plain choice of thread. It is the seam for injected
+// outcomes: transactional memory will choose the result of an _xbegin
+// (success or an abort code) this way, so Value is part of everything
+// that keeps or repeats choices: the text form (schedule.Format/Parse,
+// "2:5" is thread 2 with value 5), the store's branch records, and
+// replay. Today no PP offers values, and a machine rejects a choice with
+// a value it does not offer (kernel.Step) rather than ignore it.
 type Choice struct {
 	Thread TID
 	Value  int64

@@ -76,13 +76,13 @@ func Parse(s string) ([]record.Choice, error) {
 		tid, val, hasVal := strings.Cut(f, ":")
 		t, err := strconv.ParseInt(tid, 10, 32)
 		if err != nil || t <= 0 {
-			return nil, fmt.Errorf("schedule item %d %q: want a thread id (a positive integer), optionally :value", i, f)
+			return nil, fmt.Errorf("schedule item %d %q: want a thread id (a positive integer), optionally :value", i+1, f)
 		}
 		c := record.Choice{Thread: record.TID(t)}
 		if hasVal {
 			v, err := strconv.ParseInt(val, 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("schedule item %d %q: bad value: %v", i, f, err)
+				return nil, fmt.Errorf("schedule item %d %q: bad value: %v", i+1, f, err)
 			}
 			c.Value = v
 		}
