@@ -132,7 +132,7 @@ func (k *Kernel) deadlock() {
 	k.threadsBug(msg, func(t *thread) string {
 		what := "is descheduled, waiting for make_runnable"
 		if n := len(t.calls); n > 0 {
-			what += " inside " + t.calls[n-1].fn
+			what += " inside " + t.calls[n-1].fn.String()
 			if t.calls[n-1].arg != 0 {
 				what += fmt.Sprintf("(0x%x)", t.calls[n-1].arg)
 			}
@@ -242,7 +242,7 @@ func (k *Kernel) noteLoops(kind record.PPKind, tr *record.Transition) {
 		if kind == record.PPYield {
 			t.yields++
 		}
-		switch m, inLock := t.inFunc("mutex_lock"); {
+		switch m, inLock := t.inFunc(record.MutexLock); {
 		case kind == record.PPYield && inLock:
 			k.block(t, nil)
 			t.waitMutex = m

@@ -142,7 +142,7 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 		w.u(uint64(t.atomics))
 		w.u(uint64(len(t.calls)))
 		for _, c := range t.calls {
-			w.str(c.fn)
+			w.str(c.fn.String())
 			w.u(c.arg)
 			w.u(c.ret)
 			w.u(c.sp)
@@ -348,8 +348,8 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 			}
 			f := &t.calls[j]
 			name := r.str()
-			if n := slices.Index(SyncFuncs, name); n >= 0 {
-				f.fn = SyncFuncs[n]
+			if fn, ok := record.SyncFuncNamed(name); ok && fn != record.NoSyncFunc {
+				f.fn = fn
 			} else {
 				r.fail("thread %d: sync frame in unknown function %q", t.tid, name)
 			}

@@ -576,10 +576,10 @@ func TestCheckpointRejectsState(t *testing.T) {
 		{"sync frames", "sync frames", any, func(sn *snapshot) {
 			sn.st.threads[0].calls = make([]syncFrame, maxSyncFrames+1)
 			for i := range sn.st.threads[0].calls {
-				sn.st.threads[0].calls[i].fn = "mutex_lock"
+				sn.st.threads[0].calls[i].fn = record.MutexLock
 			}
 		}},
-		{"sync function", "unknown function", any, func(sn *snapshot) { sn.st.threads[0].calls = []syncFrame{{fn: "exit"}} }},
+		{"sync function", "unknown function", any, func(sn *snapshot) { sn.st.threads[0].calls = []syncFrame{{fn: record.SyncFunc(200)}} }},
 		{"wait unblocked", "not blocked", any, func(sn *snapshot) { sn.st.threads[0].wait = []waitRange{{1, 2}} }},
 		{"mutex unblocked", "not blocked", any, func(sn *snapshot) { sn.st.threads[0].waitMutex = 0x1000 }},
 		{"wait range", "wait range", any, func(sn *snapshot) {

@@ -13,18 +13,7 @@ import (
 )
 
 // DefaultSyncPPs are the functions whose entry is a PP by default.
-var DefaultSyncPPs = []string{"mutex_lock", "mutex_unlock"}
-
-// SyncFuncs are the thread-library functions whose entry and return are
-// recorded as sync events (with their first argument) when the binary
-// defines them.
-var SyncFuncs = []string{
-	"mutex_init", "mutex_destroy", "mutex_lock", "mutex_unlock",
-	"cond_init", "cond_destroy", "cond_wait", "cond_signal", "cond_broadcast",
-	"sem_init", "sem_destroy", "sem_wait", "sem_signal",
-	"rwlock_init", "rwlock_destroy", "rwlock_lock", "rwlock_unlock", "rwlock_downgrade",
-	"thr_init", "thr_create", "thr_join", "thr_exit",
-}
+var DefaultSyncPPs = []string{record.MutexLock.String(), record.MutexUnlock.String()}
 
 // Thesis constants (§3.4.6, check_infinite_loop).
 const (
@@ -189,8 +178,8 @@ type Kernel struct {
 	st state
 
 	// Persistent across restores.
-	ppFuncs    map[uint64]string // entry → name, for sync PPs
-	eventFuncs map[uint64]string // entry → name, for sync events
+	ppFuncs    map[uint64]string          // entry → name, for sync PPs
+	eventFuncs map[uint64]record.SyncFunc // entry → function, for sync events
 	racePCs    map[uint64]bool
 	// sharedStack holds cfg.SharedStack; learned the granules of other
 	// threads' stacks this machine saw accessed (SharedStackSeen).
@@ -220,7 +209,7 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 	}
 	k := &Kernel{
 		cfg: cfg, img: img, syms: img.Symbols, mem: m, cpu: cpu.New(m),
-		ppFuncs: map[uint64]string{}, eventFuncs: map[uint64]string{},
+		ppFuncs: map[uint64]string{}, eventFuncs: map[uint64]record.SyncFunc{},
 		racePCs: map[uint64]bool{},
 		seen:    map[record.Access]struct{}{},
 		learned: map[uint64]bool{},
@@ -246,9 +235,12 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 		k.ppFuncs[addr] = name
 		k.cpu.SetBreakpoint(addr)
 	}
-	for _, name := range SyncFuncs {
-		if addr, _, ok := k.syms.Lookup(name); ok {
-			k.eventFuncs[addr] = name
+	// The thread-library functions whose entry and return are recorded
+	// as sync events (with their first argument), when the binary
+	// defines them.
+	for _, fn := range record.SyncFuncs() {
+		if addr, _, ok := k.syms.Lookup(fn.String()); ok {
+			k.eventFuncs[addr] = fn
 			k.cpu.SetBreakpoint(addr)
 		}
 	}
@@ -687,7 +679,7 @@ func (k *Kernel) breakpoint(pc uint64) (record.PP, bool) {
 // enterFunc records entry into a known sync function at pc (if it is one)
 // and arms the breakpoint that sees it return.
 func (k *Kernel) enterFunc(pc uint64) {
-	name, ok := k.eventFuncs[pc]
+	fn, ok := k.eventFuncs[pc]
 	if !ok {
 		return
 	}
@@ -695,10 +687,10 @@ func (k *Kernel) enterFunc(pc uint64) {
 	ra, sp, a0 := k.cpu.X[1], k.cpu.X[2], k.cpu.X[10]
 	if n := len(t.calls); n < 64 {
 		// A new array each time: snapshots share the old one.
-		t.calls = append(t.calls[:n:n], syncFrame{fn: name, arg: a0, ret: ra, sp: sp})
+		t.calls = append(t.calls[:n:n], syncFrame{fn: fn, arg: a0, ret: ra, sp: sp})
 	}
 	k.cpu.SetBreakpoint(ra) // idempotent
-	k.syncEvent(record.SyncEvent{Kind: record.SyncEnter, Func: name, Arg: a0, PC: pc})
+	k.syncEvent(record.SyncEvent{Kind: record.SyncEnter, Func: fn, Arg: a0, PC: pc})
 }
 
 // withinOK applies the within/without directives to the current stack.
@@ -783,11 +775,11 @@ func (k *Kernel) syncEvent(e record.SyncEvent) {
 			t.yields, t.atomics = 0, 0
 		}
 	case record.SyncEnter:
-		if t := k.cur(); t != nil && e.Func != "mutex_lock" && e.Func != "mutex_unlock" {
+		if t := k.cur(); t != nil && e.Func != record.MutexLock && e.Func != record.MutexUnlock {
 			t.yields, t.atomics = 0, 0
 		}
 	case record.SyncReturn:
-		if e.Func == "mutex_unlock" && k.st.hblocked > 0 {
+		if e.Func == record.MutexUnlock && k.st.hblocked > 0 {
 			k.wakeMutexWaiters(e.Arg)
 		}
 	}

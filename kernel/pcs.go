@@ -7,6 +7,7 @@ import (
 	"landslide/emu/cpu"
 	"landslide/emu/elfsym"
 	"landslide/emu/mem"
+	"landslide/record"
 )
 
 // MemoryPCs lists the address of every load, store and atomic instruction
@@ -53,7 +54,7 @@ const TooDeepPreemptEverywhere = 1 << 20
 
 // MutexFuncs are the trusted mutex implementation: preempt-everywhere
 // leaves their accesses alone (thesis §3.4.1).
-var MutexFuncs = []string{"mutex_init", "mutex_destroy", "mutex_lock", "mutex_unlock"}
+var MutexFuncs = []string{record.MutexInit.String(), record.MutexDestroy.String(), record.MutexLock.String(), record.MutexUnlock.String()}
 
 // SharedAccessPCs lists the PPs of preempt-everywhere mode (the thesis's
 // -0): every load, store and atomic of every function except the mutex

@@ -19,7 +19,7 @@ func (s threadState) String() string {
 
 // syncFrame is an active call of a known sync function.
 type syncFrame struct {
-	fn  string
+	fn  record.SyncFunc
 	arg uint64
 	ret uint64 // return address
 	sp  uint64 // sp at entry: the return is when pc == ret and sp == this
@@ -66,11 +66,11 @@ func (t *thread) canRun() bool { return t.state == stRunnable || t.state == stSl
 // schedulable: runnable and not heuristically blocked.
 func (t *thread) schedulable() bool { return t.canRun() && !t.hblocked }
 
-// inFunc reports whether the thread is inside the named sync function, and
-// its first argument.
-func (t *thread) inFunc(name string) (uint64, bool) {
+// inFunc reports whether the thread is inside the sync function, and its
+// first argument.
+func (t *thread) inFunc(fn record.SyncFunc) (uint64, bool) {
 	for i := len(t.calls) - 1; i >= 0; i-- {
-		if t.calls[i].fn == name {
+		if t.calls[i].fn == fn {
 			return t.calls[i].arg, true
 		}
 	}

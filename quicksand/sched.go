@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"landslide/record"
 )
 
 // Status is where a job is in its lifecycle (thesis §4.4, the digest's
@@ -190,9 +192,9 @@ func New(opt Options, syncPPs []string) *Sched {
 	for _, fn := range syncPPs {
 		prio := PrioOther
 		switch fn {
-		case "mutex_lock":
+		case record.MutexLock.String():
 			prio = PrioLock
-		case "mutex_unlock":
+		case record.MutexUnlock.String():
 			prio = PrioUnlock
 		}
 		all = all.With(s.Reg.Sync(fn, prio))

@@ -417,21 +417,21 @@ const (
 	fnJoin
 )
 
-func classify(name string) fnKind {
-	switch name {
-	case "mutex_lock":
+func classify(fn record.SyncFunc) fnKind {
+	switch fn {
+	case record.MutexLock:
 		return fnMutexLock
-	case "mutex_unlock":
+	case record.MutexUnlock:
 		return fnMutexUnlock
-	case "mutex_init", "mutex_destroy":
+	case record.MutexInit, record.MutexDestroy:
 		return fnMutexInitDestroy
-	case "rwlock_lock":
+	case record.RwlockLock:
 		return fnRwlockLock
-	case "rwlock_unlock":
+	case record.RwlockUnlock:
 		return fnRwlockUnlock
-	case "cond_init", "cond_destroy", "sem_init", "sem_destroy", "rwlock_init", "rwlock_destroy":
+	case record.CondInit, record.CondDestroy, record.SemInit, record.SemDestroy, record.RwlockInit, record.RwlockDestroy:
 		return fnInitDestroy
-	case "thr_join":
+	case record.ThrJoin:
 		return fnJoin
 	}
 	return fnOther

@@ -20,11 +20,11 @@ func tr(tid record.TID) *tb { return &tb{&record.Transition{Thread: tid}} }
 func (b *tb) ev(e record.SyncEvent) *tb { b.t.Sync = append(b.t.Sync, e); return b }
 
 func (b *tb) enter(fn string, arg uint64) *tb {
-	return b.ev(record.SyncEvent{Kind: record.SyncEnter, Func: fn, Arg: arg})
+	return b.ev(record.SyncEvent{Kind: record.SyncEnter, Func: mustSyncFunc(fn), Arg: arg})
 }
 
 func (b *tb) ret(fn string, arg uint64) *tb {
-	return b.ev(record.SyncEvent{Kind: record.SyncReturn, Func: fn, Arg: arg})
+	return b.ev(record.SyncEvent{Kind: record.SyncReturn, Func: mustSyncFunc(fn), Arg: arg})
 }
 
 func (b *tb) lock(m uint64) *tb   { return b.enter("mutex_lock", m).ret("mutex_lock", m) }
@@ -635,20 +635,20 @@ func refReplay(trs []*record.Transition) [][]refAccess {
 				c[e.Other] = 1
 				clocks[e.Other] = c
 				clock(t)[t]++
-			case e.Kind == record.SyncEnter && e.Func == "mutex_lock":
+			case e.Kind == record.SyncEnter && e.Func == record.MutexLock:
 				inMutex[t]++
-			case e.Kind == record.SyncReturn && e.Func == "mutex_lock":
+			case e.Kind == record.SyncReturn && e.Func == record.MutexLock:
 				inMutex[t]--
 				locks[t][e.Arg] = true
 				if r := rel[e.Arg]; r != nil {
 					join(clock(t), r)
 				}
-			case e.Kind == record.SyncEnter && e.Func == "mutex_unlock":
+			case e.Kind == record.SyncEnter && e.Func == record.MutexUnlock:
 				inMutex[t]++
 				delete(locks[t], e.Arg)
 				rel[e.Arg] = cp(clock(t))
 				clock(t)[t]++
-			case e.Kind == record.SyncReturn && e.Func == "mutex_unlock":
+			case e.Kind == record.SyncReturn && e.Func == record.MutexUnlock:
 				inMutex[t]--
 			}
 		}
@@ -877,4 +877,12 @@ func BenchmarkBranch(b *testing.B) {
 			b.ReportMetric(float64(len(pairs)), "pairs")
 		})
 	}
+}
+
+func mustSyncFunc(name string) record.SyncFunc {
+	fn, ok := record.SyncFuncNamed(name)
+	if !ok || fn == record.NoSyncFunc {
+		panic("not a sync function: " + name)
+	}
+	return fn
 }

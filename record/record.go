@@ -131,7 +131,7 @@ func (k SyncKind) String() string {
 type SyncEvent struct {
 	Kind  SyncKind
 	Other TID
-	Func  string
+	Func  SyncFunc // SyncEnter, SyncReturn
 	Arg   uint64
 	Block uint32
 	Gen   uint32
@@ -178,7 +178,7 @@ func Hash(ts []*Transition) [32]byte {
 		put(uint64(len(t.Sync)))
 		for _, s := range t.Sync {
 			put(uint64(s.Kind) | uint64(uint32(s.Other))<<8)
-			h.Write([]byte(s.Func))
+			h.Write([]byte(s.Func.String()))
 			put(s.Arg)
 			put(uint64(s.Block)<<32 | uint64(s.Gen))
 			put(s.PC)

@@ -96,8 +96,8 @@ func SyncEventText(e record.SyncEvent) string {
 		return fmt.Sprintf("freed block %d.%d at %#x", e.Block, e.Gen, e.Arg)
 	}
 	s := e.Kind.String()
-	if e.Func != "" {
-		s += " " + e.Func
+	if e.Func != record.NoSyncFunc {
+		s += " " + e.Func.String()
 	}
 	return s
 }

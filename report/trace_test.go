@@ -106,7 +106,7 @@ func TestPPLabel(t *testing.T) {
 	if got := PPLabel(record.PP{Kind: record.PPSyncFunc, Func: "mutex_lock"}); got != "mutex_lock" {
 		t.Errorf("PPLabel(sync mutex_lock) = %q", got)
 	}
-	if got := SyncEventText(record.SyncEvent{Kind: record.SyncReturn, Func: "mutex_lock", Arg: 0x1040}); got != "mutex_lock(0x1040) returned" {
+	if got := SyncEventText(record.SyncEvent{Kind: record.SyncReturn, Func: record.MutexLock, Arg: 0x1040}); got != "mutex_lock(0x1040) returned" {
 		t.Errorf("SyncEventText = %q", got)
 	}
 	if got := SyncEventText(record.SyncEvent{Kind: record.SyncCreate, Other: 3}); got != "created thread 3" {

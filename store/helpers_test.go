@@ -80,7 +80,7 @@ func synthTransition(r *rand.Rand, accesses int) *record.Transition {
 	}
 	for i := 0; i < r.IntN(3); i++ {
 		t.Sync = append(t.Sync, record.SyncEvent{Kind: record.SyncEnter, Other: record.TID(r.IntN(3)),
-			Func: "mutex_lock", Arg: 0x20040, Block: 1, Gen: 0, PC: 0x10100})
+			Func: record.MutexLock, Arg: 0x20040, Block: 1, Gen: 0, PC: 0x10100})
 	}
 	return t
 }

@@ -269,7 +269,7 @@ func encTransition(e *enc, t *record.Transition) {
 		e.arr(7)
 		e.uint(uint64(s.Kind))
 		e.int(int64(s.Other))
-		e.str(s.Func)
+		e.str(s.Func.String())
 		e.uint(s.Arg)
 		e.uint(uint64(s.Block))
 		e.uint(uint64(s.Gen))
@@ -509,7 +509,12 @@ func decSync(d *dec, s *record.SyncEvent) {
 		case 1:
 			s.Other = record.TID(d.i32())
 		case 2:
-			s.Func = d.str()
+			name := d.str()
+			fn, ok := record.SyncFuncNamed(name)
+			if !ok {
+				d.fail("sync event in unknown function %q", name)
+			}
+			s.Func = fn
 		case 3:
 			s.Arg = d.u64()
 		case 4:
