@@ -190,10 +190,20 @@ func (q *qsRunner) result(res *quicksand.Result) *QuicksandResult {
 		out.Saturation = s.CPU.Seconds() / (s.Wall.Seconds() * float64(q.cfg.Workers))
 	}
 	seen := map[string]bool{}
+	var stored map[int]string // job → signature, of the bugs earlier processes found
 	for _, j := range s.Bugs() {
 		b := q.bugs[j.ID]
 		if b == nil {
+			// Found by an earlier process of this run: its signature is in
+			// the store (the message stands in only if that record is
+			// unreadable, which verify-store reports).
+			if stored == nil {
+				stored = q.storedSignatures()
+			}
 			b = &QuicksandBug{Job: j.ID, Message: j.Bug, Signature: j.Bug}
+			if sig, ok := stored[j.ID]; ok {
+				b.Signature = sig
+			}
 		}
 		b.PPSet = s.Reg.Describe(j.Set)
 		b.FoundAt = time.Duration(j.FoundAt)
@@ -204,6 +214,25 @@ func (q *qsRunner) result(res *quicksand.Result) *QuicksandResult {
 		out.Bugs = append(out.Bugs, b)
 	}
 	out.Verdict = quicksandVerdict(s, len(out.Bugs), res.Interrupted)
+	return out
+}
+
+// storedSignatures maps the jobs of the run that have a stored bug to its
+// signature.
+func (q *qsRunner) storedSignatures() map[int]string {
+	out := map[int]string{}
+	if q.rec.Store == nil || q.run == nil {
+		return out
+	}
+	bugs, err := q.rec.Store.Bugs(q.run.ID)
+	if err != nil {
+		return out
+	}
+	for _, b := range bugs {
+		if _, ok := out[b.Job]; !ok {
+			out[b.Job] = b.Signature
+		}
+	}
 	return out
 }
 
