@@ -2,7 +2,6 @@ package check
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"landslide/job"
@@ -57,13 +56,9 @@ type Overrides struct {
 // the same specification (but o's budget and limit), and ends with the
 // result an uninterrupted run would have had.
 func ResumeExplore(ctx context.Context, rec Recording, run *store.Run, o Overrides, hooks job.Hooks) (*ExploreResult, error) {
-	spec, err := job.DecodeSpec(run.Spec)
+	spec, img, err := rec.stored(run)
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", run.ID, err)
-	}
-	img, err := rec.Store.Binary(run.Binary)
-	if err != nil {
-		return nil, rec.storeErr(err)
+		return nil, err
 	}
 	if o.Budget != 0 {
 		spec.Budget = o.Budget

@@ -108,17 +108,13 @@ var ErrBudgetSpent = fmt.Errorf("the run has already spent its budget")
 // budget, when not zero, replaces the run's (the time already spent
 // counts against it).
 func ResumeQuicksand(ctx context.Context, rec Recording, run *store.Run, budget time.Duration, hooks QuicksandHooks) (*QuicksandResult, error) {
-	spec, err := job.DecodeSpec(run.Spec)
+	spec, img, err := rec.stored(run)
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", run.ID, err)
+		return nil, err
 	}
 	s, err := quicksand.Decode(run.State)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", run.ID, err)
-	}
-	img, err := rec.Store.Binary(run.Binary)
-	if err != nil {
-		return nil, rec.storeErr(err)
 	}
 	cfg := quicksand.Config{Options: s.Opt, Workers: s.Opt.Workers, Deterministic: s.Opt.Deterministic, Resume: run.State}
 	if budget != 0 {

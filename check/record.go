@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -70,6 +71,19 @@ func (r *Recording) newRun(command string, spec job.Spec, image []byte) (*store.
 		r.OnRun(run)
 	}
 	return run, nil
+}
+
+// stored is a stored run's job spec and program image (to resume it).
+func (r *Recording) stored(run *store.Run) (job.Spec, []byte, error) {
+	spec, err := job.DecodeSpec(run.Spec)
+	if err != nil {
+		return spec, nil, fmt.Errorf("run %s: %w", run.ID, err)
+	}
+	img, err := r.Store.Binary(run.Binary)
+	if err != nil {
+		return spec, nil, r.storeErr(err)
+	}
+	return spec, img, nil
 }
 
 // Env describes this machine and build (recorded with each run).
