@@ -22,12 +22,11 @@ type QuicksandSpec struct {
 	// Base is every job's specification but its PP set: the program, the
 	// sync PPs of the seeds (Kernel.SyncPPs, nil for the default), the
 	// filters, the HB mode, the strategy (icb for --icb).
-	Base    job.Spec
+	Base job.Spec
+	// Options are the scheduling parameters, the workers and the clock
+	// (Options.Deterministic counts time, Budget included, in
+	// interleavings).
 	Options quicksand.Options
-	Workers int
-	// Deterministic counts time in interleavings (Options.Budget is then
-	// a number of interleavings); it needs one worker.
-	Deterministic bool
 }
 
 // QuicksandHooks are what a Quicksand run reports as it goes.
@@ -80,13 +79,12 @@ func Quicksand(ctx context.Context, spec QuicksandSpec, image []byte, rec Record
 	}
 	// A new run is the resumption of its seeded state, stored first.
 	s := quicksand.New(spec.Options, base.Kernel.SyncPPs)
-	s.Opt.Workers, s.Opt.Deterministic = spec.Workers, spec.Deterministic
 	state, err := s.Encode()
 	if err != nil {
 		return nil, err
 	}
 	q := &qsRunner{base: job.Config{Spec: base, Image: image}, rec: rec, hooks: hooks,
-		cfg: quicksand.Config{Options: s.Opt, Workers: spec.Workers, Deterministic: spec.Deterministic, Resume: state}}
+		cfg: quicksand.Config{Options: s.Opt, Resume: state}}
 	if rec.Store != nil {
 		run, err := rec.newRun("quicksand", base, image)
 		if err != nil {
@@ -116,7 +114,7 @@ func ResumeQuicksand(ctx context.Context, rec Recording, run *store.Run, budget 
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", run.ID, err)
 	}
-	cfg := quicksand.Config{Options: s.Opt, Workers: s.Opt.Workers, Deterministic: s.Opt.Deterministic, Resume: run.State}
+	cfg := quicksand.Config{Options: s.Opt, Resume: run.State}
 	if budget != 0 {
 		cfg.Budget = budget
 	}

@@ -85,7 +85,7 @@ every sync PP: the thesis's -C), with --icb (-I) or --preempt-everywhere
 	fl.BoolVarP(&f.icb, "icb", "I", false, "iterative context bounding in the state spaces (with --control or --maximal)")
 	fl.Float64Var(&f.etaFactor, "eta-factor", quicksand.DefaultETAFactor, "suspend a job whose ETA exceeds this many times the budget left")
 	fl.IntVar(&f.etaThreshold, "eta-threshold", quicksand.DefaultETAThreshold, "never suspend a job before this many interleavings")
-	fl.DurationVar(&f.homeStretch, "home-stretch", quicksand.DefaultHomeStretch, "suspend no job once less than this much budget is left (in interleavings with --interleaving-budget: 0)")
+	fl.DurationVar(&f.homeStretch, "home-stretch", quicksand.DefaultHomeStretch, "suspend no job once less than this much budget is left (0: none; with --interleaving-budget the default is none)")
 	fl.BoolVar(&f.firstBug, "first-bug", false, "end the run at the first bug instead of looking for more")
 	fl.BoolVar(&f.noStore, "no-store", false, "do not record the run in the store (it cannot be resumed)")
 	f.output.register(fl)
@@ -136,21 +136,26 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 	if err != nil {
 		return err
 	}
-	spec := check.QuicksandSpec{Workers: f.cpus, Deterministic: f.ilBudget > 0,
+	spec := check.QuicksandSpec{
 		Base: check.Spec{Program: path, Kernel: pps.Kernel, PreemptEverywhere: f.everywhere, HB: mode, TestingMutexes: pps.TestingMutexes},
 		Options: quicksand.Options{Budget: f.budget, ETAFactor: f.etaFactor, ETAThreshold: f.etaThreshold,
-			HomeStretch: f.homeStretch, Maximal: f.maximal, Control: f.control, FirstBug: f.firstBug}}
+			HomeStretch: f.homeStretch, Maximal: f.maximal, Control: f.control, FirstBug: f.firstBug,
+			Workers: f.cpus, Deterministic: f.ilBudget > 0}}
 	if f.icb {
 		spec.Base.Strategy = "icb"
 	}
-	if spec.Deterministic {
+	if spec.Options.Deterministic {
 		spec.Options.Budget = time.Duration(f.ilBudget)
-		if !cmd.Flags().Changed("home-stretch") {
-			spec.Options.HomeStretch = 0
-		}
+	}
+	// The flags' 0 is "none"; the library's 0 is its default.
+	switch {
+	case !cmd.Flags().Changed("home-stretch"):
+		spec.Options.HomeStretch = 0 // the default of the clock: none in interleavings
+	case f.homeStretch == 0:
+		spec.Options.HomeStretch = -1
 	}
 	if f.etaThreshold == 0 {
-		spec.Options.ETAThreshold = -1 // none (0 is the default)
+		spec.Options.ETAThreshold = -1
 	}
 	rec := check.Recording{}
 	if !f.noStore {
@@ -161,7 +166,7 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 		defer st.Close()
 		rec = f.persist.recording(cmd, st)
 	}
-	q := newQSRun(cmd, path, &f.output, spec.Deterministic, spec.Options.Budget, spec.Workers, mode)
+	q := newQSRun(cmd, path, &f.output, spec.Options.Deterministic, spec.Options.Budget, spec.Options.Workers, mode)
 	ctx, stop := interruptContext(cmd)
 	defer stop()
 	res, err := check.Quicksand(ctx, spec, data, rec, q.hooks())

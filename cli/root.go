@@ -90,6 +90,10 @@ interleavings, and reports each failing interleaving with a readable trace.`,
 // bound and worker flags with their combinations.)
 var positiveFlags = []string{"max-threads", "max-pps", "max-instructions", "commit-every", "commit-interval"}
 
+// naturalFlags must be at least zero, where 0 is "none"
+// (--checkpoint-every 0: never).
+var naturalFlags = []string{"checkpoint-every"}
+
 // checkFlagValues refuses a numeric flag given a value out of its range
 // (exit 2), for every command.
 func checkFlagValues(cmd *cobra.Command) error {
@@ -107,7 +111,10 @@ func checkFlagValues(cmd *cobra.Command) error {
 		}
 		return nil
 	}
-	return check(positiveFlags, func(v float64) bool { return v > 0 }, "must be above zero")
+	if err := check(positiveFlags, func(v float64) bool { return v > 0 }, "must be above zero"); err != nil {
+		return err
+	}
+	return check(naturalFlags, func(v float64) bool { return v >= 0 }, "must be at least 0 (0: never)")
 }
 
 // flagNumber reads a flag's value as a number: an integer, a float or a

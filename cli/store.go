@@ -148,7 +148,7 @@ type persistFlags struct {
 func (p *persistFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&p.every, "commit-every", check.DefaultCommitEvery, "commit to the store after this many interleavings")
 	fl.DurationVar(&p.interval, "commit-interval", check.DefaultCommitInterval, "... or after this much time, whichever comes first")
-	fl.IntVar(&p.checkpoint, "checkpoint-every", check.DefaultCheckpointEvery, "store the machine's state every this many PPs along the branch at each commit (negative: never)")
+	fl.IntVar(&p.checkpoint, "checkpoint-every", check.DefaultCheckpointEvery, "store the machine's state every this many PPs along the branch at each commit (0: never)")
 	fl.BoolVar(&p.noBranches, "no-branch-log", false, "do not store the interleavings (saves space; offline race analysis then cannot run)")
 }
 
@@ -160,7 +160,11 @@ func (p *persistFlags) recording(cmd *cobra.Command, st *store.Store) check.Reco
 	if argv := cmd.Root().Annotations[argvKey]; argv != "" {
 		args = []string{argv}
 	}
-	return check.Recording{Store: st, Args: args, Every: p.every, Interval: p.interval, CheckpointEvery: p.checkpoint,
+	checkpoint := p.checkpoint
+	if checkpoint == 0 {
+		checkpoint = -1 // the flag's 0 is never; the library's is its default
+	}
+	return check.Recording{Store: st, Args: args, Every: p.every, Interval: p.interval, CheckpointEvery: checkpoint,
 		NoBranchLog: p.noBranches, OnRun: func(run *store.Run) {
 			// Printed even with --quiet: after a crash, this line is
 			// what says how to go on.

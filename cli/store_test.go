@@ -68,6 +68,15 @@ func TestReplayAndRacesCLI(t *testing.T) {
 		}
 	}
 
+	// --checkpoint-every 0 stores no checkpoint: the replay starts from
+	// the program's start. A store of its own: checkpoints are shared by
+	// the runs of one machine.
+	bare := t.TempDir()
+	run, _ = storedRunID(t, bare, fixture(t, "sem_if/paradise_lost"), "--preemption-bound", "1", "--checkpoint-every", "0")
+	if code, _, errOut := storeCLI(bare, "replay", run); code != ExitBug || !strings.Contains(errOut, "from the program's start") {
+		t.Errorf("replay of a run without checkpoints: exit %d, %q", code, errOut)
+	}
+
 	// fig2_6b: Limited HB's documented false positive, which Pure HB
 	// refutes, from one stored run.
 	run, _ = storedRunID(t, dir, fixture(t, "ref/fig2_6b"), "--without", "thr_create", "--without", "thr_exit", "--without", "thr_join")

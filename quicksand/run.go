@@ -66,14 +66,7 @@ type Runner func(ctx context.Context, spec JobSpec, ctl Control) (*Outcome, erro
 type Config struct {
 	Options
 	SyncPPs []string
-	// Workers explore jobs at once (the thesis's -c; at least 1).
-	Workers int
-	// Deterministic makes the clock count interleavings instead of wall
-	// time: Budget, HomeStretch and ETAs are in interleavings (a job's ETA
-	// is its estimated size minus what it explored), so a run depends on
-	// nothing but the program. It needs one worker.
-	Deterministic bool
-	Runner        Runner
+	Runner  Runner
 	// Now is the wall clock since the run began (default: real time),
 	// including the time of the runs this one resumes.
 	Now func() time.Duration
@@ -174,6 +167,9 @@ func (d *driver) account() {
 // running jobs, given ctx, stop at their next interleaving and are left
 // suspended, and Result.Interrupted is set).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Workers == 0 {
+		cfg.Workers = 1
+	}
 	if cfg.Workers < 1 {
 		return nil, fmt.Errorf("%w: %d workers", ErrConfig, cfg.Workers)
 	}

@@ -91,9 +91,9 @@ func fakeRun(t *testing.T, p *fakeProgram, budget int, resume []byte) (*Result, 
 	t.Helper()
 	var s *Sched
 	return Run(context.Background(), Config{
-		Options: Options{Budget: time.Duration(budget), HomeStretch: 5},
-		SyncPPs: []string{"mutex_lock", "mutex_unlock"}, Workers: 1, Deterministic: true,
-		Runner: p.runner(func() *Sched { return s }), Resume: resume,
+		Options: Options{Budget: time.Duration(budget), HomeStretch: 5, Workers: 1, Deterministic: true},
+		SyncPPs: []string{"mutex_lock", "mutex_unlock"},
+		Runner:  p.runner(func() *Sched { return s }), Resume: resume,
 	})
 }
 
@@ -203,10 +203,10 @@ func TestRunCrashResume(t *testing.T) {
 func TestRunConfigErrors(t *testing.T) {
 	ok := func(context.Context, JobSpec, Control) (*Outcome, error) { return &Outcome{Complete: true}, nil }
 	for name, c := range map[string]Config{
-		"no workers":        {Options: Options{Budget: 1}, Runner: ok},
-		"deterministic, 2":  {Options: Options{Budget: 1}, Runner: ok, Workers: 2, Deterministic: true},
-		"maximal + control": {Options: Options{Budget: 1, Maximal: true, Control: true}, Runner: ok, Workers: 1},
-		"no budget":         {Runner: ok, Workers: 1},
+		"negative workers":  {Options: Options{Budget: 1, Workers: -1}, Runner: ok},
+		"deterministic, 2":  {Options: Options{Budget: 1, Workers: 2, Deterministic: true}, Runner: ok},
+		"maximal + control": {Options: Options{Budget: 1, Maximal: true, Control: true}, Runner: ok},
+		"no budget":         {Runner: ok},
 	} {
 		if _, err := Run(context.Background(), c); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v", name, err)
@@ -253,9 +253,9 @@ func TestRunCPUAcrossResume(t *testing.T) {
 	p := &fakeProgram{store: map[int]int{}, every: 5, crash: 300}
 	run := func(cpu time.Duration, resume []byte) *Sched {
 		Run(context.Background(), Config{
-			Options: Options{Budget: 100000, HomeStretch: 5},
-			SyncPPs: []string{"mutex_lock", "mutex_unlock"}, Workers: 1, Deterministic: true,
-			Runner: p.runner(nil), Resume: resume, CPU: func() time.Duration { return cpu },
+			Options: Options{Budget: 100000, HomeStretch: 5, Workers: 1, Deterministic: true},
+			SyncPPs: []string{"mutex_lock", "mutex_unlock"},
+			Runner:  p.runner(nil), Resume: resume, CPU: func() time.Duration { return cpu },
 		})
 		s, err := Decode(p.state)
 		if err != nil {

@@ -76,19 +76,23 @@ type Job struct {
 	stop bool // tell the runner to stop at its next report
 }
 
-// Options are Quicksand's scheduling parameters.
+// Options are Quicksand's scheduling parameters: data, stored with the
+// run. The zero value of every field but Budget is its default; where
+// "none" differs from the default, it is a negative value.
 type Options struct {
 	// Budget is the time the run may take, in clock units (wall time, or
-	// interleavings with the deterministic clock).
+	// interleavings with the deterministic clock). Required.
 	Budget time.Duration
 	// ETAFactor scales the remaining budget before comparing a job's ETA
-	// with it (the paper's HeuristicETAFactor, default 2).
+	// with it (the paper's HeuristicETAFactor; 0: DefaultETAFactor).
 	ETAFactor float64
 	// ETAThreshold: a job is not suspended before this many interleavings
-	// since it (re)started (0: the default 32; negative: no threshold).
+	// since it (re)started (0: DefaultETAThreshold; negative: none).
 	ETAThreshold int
 	// HomeStretch: no job is suspended once less than this much budget is
 	// left (the source's 60 s; starting another job would not pay off).
+	// 0: DefaultHomeStretch with the wall clock, none with the
+	// interleaving clock; negative: none.
 	HomeStretch time.Duration
 	// Maximal is the thesis's -M: one job, always the maximal state space
 	// (Algorithm 1).
@@ -99,9 +103,12 @@ type Options struct {
 	// FirstBug ends the run at the first bug (running jobs stop, pending
 	// ones time out) instead of looking for more.
 	FirstBug bool `msgpack:"first_bug,omitempty"`
-	// Workers and Deterministic record how the run was started (Config),
-	// so that a resumed run goes on the same way.
-	Workers       int  `msgpack:"workers"`
+	// Workers explore jobs at once (the thesis's -c; 0: one).
+	Workers int `msgpack:"workers"`
+	// Deterministic makes the clock count interleavings instead of wall
+	// time: Budget, HomeStretch and ETAs are in interleavings (a job's ETA
+	// is its estimated size minus what it explored), so a run depends on
+	// nothing but the program. It needs one worker.
 	Deterministic bool `msgpack:"det"`
 }
 
@@ -111,6 +118,28 @@ const (
 	DefaultETAThreshold = 32
 	DefaultHomeStretch  = 60 * time.Second
 )
+
+// WithDefaults is o with each unset field set to its default (a stored
+// run keeps these, so a later change of a default does not change how
+// it resumes).
+func (o Options) WithDefaults() Options {
+	if o.ETAFactor == 0 {
+		o.ETAFactor = DefaultETAFactor
+	}
+	if o.ETAThreshold == 0 {
+		o.ETAThreshold = DefaultETAThreshold
+	}
+	if o.HomeStretch == 0 {
+		o.HomeStretch = DefaultHomeStretch
+		if o.Deterministic {
+			o.HomeStretch = -1
+		}
+	}
+	if o.Workers == 0 {
+		o.Workers = 1
+	}
+	return o
+}
 
 // Race is a data-race candidate a job reported, as Quicksand sees it:
 // the two racing instructions, in the order seen.
@@ -181,13 +210,7 @@ func (s *Sched) learnStack(gs []uint64) {
 // sync PPs (§4.2.2): { }, each sync PP alone, and all of them (the maximal
 // set, required for soundness). -M and -C seed only the maximal set.
 func New(opt Options, syncPPs []string) *Sched {
-	if opt.ETAFactor == 0 {
-		opt.ETAFactor = DefaultETAFactor
-	}
-	if opt.ETAThreshold == 0 {
-		opt.ETAThreshold = DefaultETAThreshold
-	}
-	s := &Sched{Opt: opt}
+	s := &Sched{Opt: opt.WithDefaults()}
 	var all Set
 	for _, fn := range syncPPs {
 		prio := PrioOther
@@ -396,7 +419,7 @@ func (s *Sched) Progress(j *Job, interleavings int, eta float64, proportion floa
 		return Stop
 	case j.SinceStart < s.Opt.ETAThreshold:
 		return Continue
-	case s.remaining() <= s.Opt.HomeStretch:
+	case s.remaining() <= s.Opt.HomeStretch: // none when not positive (remaining > 0 here)
 		return Continue
 	case eta < s.Opt.ETAFactor*float64(s.remaining()):
 		return Continue // line 1: expected to finish

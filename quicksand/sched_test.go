@@ -15,9 +15,6 @@ func seeded(t *testing.T, opt Options) *Sched {
 	if opt.Budget == 0 {
 		opt.Budget = time.Hour
 	}
-	if opt.HomeStretch == 0 {
-		opt.HomeStretch = DefaultHomeStretch
-	}
 	return New(opt, []string{"mutex_lock", "mutex_unlock"})
 }
 
@@ -109,6 +106,52 @@ func TestSuspendThresholds(t *testing.T) {
 	}
 	if d := report(s, 3, 101, inf, 3600); d != Stop {
 		t.Errorf("no time left: %v, want stop", d)
+	}
+}
+
+// TestOptionsDefaults: every unset field of Options is its default, the
+// home stretch's depending on the clock; negative values are "none" and
+// stay so; set values are kept.
+func TestOptionsDefaults(t *testing.T) {
+	cases := []struct{ in, want Options }{
+		{Options{}, Options{ETAFactor: 2, ETAThreshold: 32, HomeStretch: 60 * time.Second, Workers: 1}},
+		{Options{Deterministic: true}, Options{ETAFactor: 2, ETAThreshold: 32, HomeStretch: -1, Workers: 1, Deterministic: true}},
+		{Options{ETAFactor: 3, ETAThreshold: -1, HomeStretch: -1, Workers: 2}, Options{ETAFactor: 3, ETAThreshold: -1, HomeStretch: -1, Workers: 2}},
+		{Options{ETAThreshold: 5, HomeStretch: 7, Deterministic: true}, Options{ETAFactor: 2, ETAThreshold: 5, HomeStretch: 7, Workers: 1, Deterministic: true}},
+	}
+	for _, c := range cases {
+		if got := c.in.WithDefaults(); got != c.want {
+			t.Errorf("%+v.WithDefaults() = %+v, want %+v", c.in, got, c.want)
+		}
+		if got := New(c.in, nil).Opt; got != c.want {
+			t.Errorf("New(%+v).Opt = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+}
+
+// TestNoHomeStretch: with the home stretch off, as a negative value or as
+// the 0 that states stored before Options.WithDefaults hold (a run with
+// the interleaving clock or --home-stretch 0), a hopeless job is
+// suspended in the last minute too; a stored state keeps its 0.
+func TestNoHomeStretch(t *testing.T) {
+	old := seeded(t, Options{})
+	old.Opt.HomeStretch = 0
+	b, err := old.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if decoded.Opt.HomeStretch != 0 {
+		t.Fatalf("decoded home stretch %v, want the stored 0", decoded.Opt.HomeStretch)
+	}
+	for name, s := range map[string]*Sched{"negative": seeded(t, Options{HomeStretch: -1}), "stored 0": decoded} {
+		s.Start(s.Jobs[3])
+		if d := report(s, 3, 100, inf, 3600-30); d != Suspend {
+			t.Errorf("%s: 30 s left, no home stretch: %v, want suspend", name, d)
+		}
 	}
 }
 

@@ -195,8 +195,7 @@ type options struct {
 func (o options) cellSpec(cfg configuration) check.QuicksandSpec {
 	spec := check.QuicksandSpec{
 		Base:    check.Spec{HB: cfg.hb, PreemptEverywhere: cfg.everywhere},
-		Options: quicksand.Options{Control: cfg.control, FirstBug: true, HomeStretch: quicksand.DefaultHomeStretch},
-		Workers: 1,
+		Options: quicksand.Options{Control: cfg.control, FirstBug: true, Workers: 1},
 	}
 	if cfg.icb {
 		spec.Base.Strategy = "icb"
@@ -205,7 +204,7 @@ func (o options) cellSpec(cfg configuration) check.QuicksandSpec {
 		spec.Options.Budget = o.budget
 		return spec
 	}
-	spec.Workers = o.cpus
+	spec.Options.Workers = o.cpus
 	spec.Options.Budget = o.budget / time.Duration(o.cpus)
 	spec.Options.HomeStretch = o.homeStretch
 	if o.homeStretch == 0 {

@@ -29,10 +29,10 @@ func TestCellSpec(t *testing.T) {
 		{options{budget: 2 * time.Minute, cpus: 1}, ctl, 2 * time.Minute, 60 * time.Second, 1},
 	}
 	for _, c := range cases {
-		s := c.o.cellSpec(c.cfg)
-		if s.Options.Budget != c.budget || s.Options.HomeStretch != c.homeStretch || s.Workers != c.workers || !s.Options.FirstBug {
+		s := c.o.cellSpec(c.cfg).Options.WithDefaults()
+		if s.Budget != c.budget || s.HomeStretch != c.homeStretch || s.Workers != c.workers || !s.FirstBug {
 			t.Errorf("cellSpec(%+v, %s) = budget %s, home stretch %s, %d workers, first bug %v; want %s, %s, %d, true",
-				c.o, c.cfg.name, s.Options.Budget, s.Options.HomeStretch, s.Workers, s.Options.FirstBug, c.budget, c.homeStretch, c.workers)
+				c.o, c.cfg.name, s.Budget, s.HomeStretch, s.Workers, s.FirstBug, c.budget, c.homeStretch, c.workers)
 		}
 	}
 	want := map[string]struct {

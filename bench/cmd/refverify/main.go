@@ -220,8 +220,8 @@ func quicksandTest(path string, mode check.HB, cpus int, budget time.Duration) (
 	if err != nil {
 		return nil, err
 	}
-	spec := check.QuicksandSpec{Workers: cpus,
+	spec := check.QuicksandSpec{
 		Base:    check.Spec{Program: path, Kernel: pps.Kernel, HB: mode, TestingMutexes: pps.TestingMutexes},
-		Options: quicksand.Options{Budget: budget, HomeStretch: quicksand.DefaultHomeStretch}}
+		Options: quicksand.Options{Budget: budget, Workers: cpus}}
 	return check.Quicksand(context.Background(), spec, image, check.Recording{}, check.QuicksandHooks{})
 }
