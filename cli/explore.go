@@ -23,6 +23,7 @@ type exploreFlags struct {
 	hb             string
 	bound          int
 	noSleep        bool
+	htm            htmFlags
 	full           bool
 	strategy       string
 	seed           uint64
@@ -72,6 +73,7 @@ show, bugs and export read the stored run; --no-store records nothing.`,
 	fl.StringVar(&f.hb, "hb", "limited", "data-race analysis: limited (Limited Happens-Before) or pure (vector clocks)")
 	fl.IntVar(&f.bound, "preemption-bound", -1, "iterative context bounding: explore with at most 0, 1, ... N preemptions (-1: no bounding)")
 	fl.BoolVar(&f.noSleep, "no-sleep-sets", false, "turn off the sleep-set refinement of DPOR")
+	f.htm.register(fl)
 	fl.BoolVar(&f.full, "full", false, "no reduction: every runnable thread at every PP (brute force; --strategy full)")
 	fl.StringVar(&f.strategy, "strategy", check.DefaultStrategy, "exploration strategy: "+strategyList())
 	fl.Uint64Var(&f.seed, "seed", 0, "the random strategy's seed: walk k follows `landslide run --seed SEED+k-1`")
@@ -119,6 +121,7 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	}
 	spec := check.Spec{Program: path, PreemptEverywhere: f.everywhere, HB: mode, Budget: f.budget}
 	spec.Strategy, spec.NoSleepSets, spec.MaxInterleavings, spec.Seed = strategy, f.noSleep, f.maxInterleave, f.seed
+	spec.AbortCodes, spec.STM = f.htm.abortCodes, f.htm.stm
 	if f.bound >= 0 {
 		spec.MaxBound = check.Bound(f.bound)
 	}

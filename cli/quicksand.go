@@ -33,6 +33,7 @@ type quicksandFlags struct {
 	etaThreshold int
 	homeStretch  time.Duration
 	firstBug     bool
+	htm          htmFlags
 	noStore      bool
 }
 
@@ -87,6 +88,7 @@ every sync PP: the thesis's -C), with --icb (-I) or --preempt-everywhere
 	fl.IntVar(&f.etaThreshold, "eta-threshold", quicksand.DefaultETAThreshold, "never suspend a job before this many interleavings")
 	fl.DurationVar(&f.homeStretch, "home-stretch", quicksand.DefaultHomeStretch, "suspend no job once less than this much budget is left (0: none; with --interleaving-budget the default is none)")
 	fl.BoolVar(&f.firstBug, "first-bug", false, "end the run at the first bug instead of looking for more")
+	f.htm.register(fl)
 	fl.BoolVar(&f.noStore, "no-store", false, "do not record the run in the store (it cannot be resumed)")
 	f.output.register(fl)
 	f.persist.register(fl)
@@ -143,6 +145,10 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 			Workers: f.cpus, Deterministic: f.ilBudget > 0}}
 	if f.icb {
 		spec.Base.Strategy = "icb"
+	}
+	spec.Base.AbortCodes, spec.Base.STM = f.htm.abortCodes, f.htm.stm
+	if err := check.CheckSpec(spec.Base); err != nil {
+		return usageErr("%v", err)
 	}
 	if spec.Options.Deterministic {
 		spec.Options.Budget = time.Duration(f.ilBudget)

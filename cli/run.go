@@ -14,11 +14,12 @@ import (
 
 type runFlags struct {
 	ppFlags
-	schedule string
-	seed     int64
-	json     bool
-	noTrack  bool
-	trace    bool
+	schedule   string
+	abortCodes bool
+	seed       int64
+	json       bool
+	noTrack    bool
+	trace      bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -45,6 +46,7 @@ Exit codes: 0 no bug, 1 bug found, 2 usage or input error, 3 budget exhausted.`,
 	f.ppFlags.register(fl)
 	fl.BoolVar(&f.noTrack, "no-track", false, "do not record shared-memory accesses")
 	fl.BoolVar(&f.trace, "trace", false, "print every transition and its sync events on stderr")
+	fl.BoolVarP(&f.abortCodes, "abort-codes", "A", false, "transactions abort with distinct statuses (EXPLICIT from _xabort, CAPACITY from a system call) instead of RETRY")
 	return cmd
 }
 
@@ -91,6 +93,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	f.ppFlags.noteTestConfig(cmd.ErrOrStderr(), false)
 	cfg := pps.Kernel
 	cfg.NoTrack = f.noTrack
+	cfg.HTM.AbortCodes = f.abortCodes
 	cfg.Args = append([]string{path}, args[1:]...)
 	ex, err := check.Execute(data, path, cfg, check.Schedule{Choices: choices, Seed: f.seed})
 	if err != nil {

@@ -41,6 +41,7 @@ func (d *dporStrategy) Branch(x *Explorer, br *Branch) error {
 	for _, p := range races {
 		x.tagPair(p[0], p[1])
 	}
+	x.injectConflicts(br.NewPairs)
 	for _, p := range x.an.disabledFrom(x.lastDiv) {
 		x.tagPair(p[0], p[1])
 	}
@@ -178,8 +179,8 @@ func (x *Explorer) sleeping(i int, q record.TID) bool {
 			break
 		}
 	}
-	if n < 0 {
-		return false
+	if n < 0 || (n < len(x.choices) && x.choices[n].Value != 0) {
+		return false // (an injected abort is not the child explored at k)
 	}
 	// t_n must be what q would run at i: nothing between (other than t_i,
 	// the transition the tag reorders) may affect it.

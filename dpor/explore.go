@@ -71,6 +71,11 @@ type node struct {
 	chosen    record.TID
 	explored  []record.TID
 	tagged    []record.TID
+	// Transactional memory (htm.go): the threads stopped at an _xbegin
+	// here, the injected choices to explore, and all ever injected.
+	xb       []record.TID
+	inject   []record.Choice
+	injected []record.Choice
 }
 
 // Explorer explores one machine: it is the exploration path (the current
@@ -145,14 +150,21 @@ func (n *node) cost(q record.TID) int {
 	return 0
 }
 
-// marked counts the children explored or tagged.
-func (n *node) marked() int { return len(n.explored) + len(n.tagged) }
+// marked counts the children explored or tagged, injected ones included.
+func (n *node) marked() int { return len(n.explored) + len(n.tagged) + len(n.injected) }
 
 // pushNode records the PP the machine is at.
 func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
 	n := node{snap: x.m.Snapshot(), runnable: x.m.Runnable(), prev: prev, voluntary: vol, pre: pre}
+	if k := len(x.nodes); k > 0 {
+		n.xb = xbeginAfter(x.nodes[k-1].xb, x.trs[k-1])
+	}
 	x.nodes = append(x.nodes, n)
-	x.strat.Reached(x, len(x.nodes)-1)
+	i := len(x.nodes) - 1
+	for _, q := range x.nodes[i].xb {
+		x.injectRetry(i, q) // wherever a transaction may start, it may abort
+	}
+	x.strat.Reached(x, i)
 }
 
 // Run explores until the state space is complete, a bug is found (unless
@@ -161,7 +173,7 @@ func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
 // interleaving, and Result.Stopped is StopCanceled).
 func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 	res := &Result{}
-	var pending record.TID // the tag to run at the deepest node
+	var pending record.Choice // the tag to run at the deepest node
 	if x.resumed {
 		res.Executed, res.Transitions, res.Interleavings = x.executed, x.nTrans, x.branches
 		res.Estimate, res.Bound, res.Budgeted = x.Estimate(), x.bound, x.budgeted
@@ -222,7 +234,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 					if err := x.restart(x.round+1, bound); err != nil {
 						return nil, err
 					}
-					pending = 0
+					pending = record.Choice{}
 					continue
 				}
 			}
@@ -256,6 +268,7 @@ func (x *Explorer) restart(r, bound int) error {
 	}
 	root := &x.nodes[0]
 	root.explored, root.tagged, root.chosen = nil, nil, 0
+	root.inject, root.injected = nil, nil
 	x.est = estimator.Path{}
 	x.est.Push(0)
 	x.round, x.bound = r, bound
@@ -266,24 +279,31 @@ func (x *Explorer) restart(r, bound int) error {
 	return nil
 }
 
-// hasNext reports whether some node has a tagged, unexplored child.
+// hasNext reports whether some node has a tagged or injected, unexplored
+// child.
 func (x *Explorer) hasNext() bool {
 	for i := range x.nodes {
-		if len(x.nodes[i].tagged) > 0 {
+		if len(x.nodes[i].tagged) > 0 || len(x.nodes[i].inject) > 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// next takes the first tag of the deepest node that has one (hasNext
-// must hold).
-func (x *Explorer) next() (int, record.TID) {
+// next takes the first injected choice, or else the first tag, of the
+// deepest node that has one (hasNext must hold).
+func (x *Explorer) next() (int, record.Choice) {
 	for d := len(x.nodes) - 1; d >= 0; d-- {
-		if n := &x.nodes[d]; len(n.tagged) > 0 {
+		n := &x.nodes[d]
+		if len(n.inject) > 0 {
+			ch := n.inject[0]
+			n.inject = n.inject[1:]
+			return d, ch
+		}
+		if len(n.tagged) > 0 {
 			q := n.tagged[0]
 			n.tagged = n.tagged[1:]
-			return d, q
+			return d, record.Choice{Thread: q}
 		}
 	}
 	panic("dpor: next without a tag")
@@ -315,26 +335,28 @@ func (x *Explorer) backtrack(d int) error {
 // runBranch runs from the deepest node to the end, first choosing pending
 // there if set, then the machine's default choices, and analyses the
 // branch.
-func (x *Explorer) runBranch(pending record.TID) (*Branch, error) {
+func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 	br := &Branch{}
 	for {
 		n := &x.nodes[len(x.nodes)-1]
-		q := pending
-		pending = 0
-		if q == 0 {
-			q = x.strat.Pick(x)
+		ch := pending
+		pending = record.Choice{}
+		if ch.Thread == 0 {
+			ch.Thread = x.strat.Pick(x)
 		}
-		if q == 0 {
-			q = x.m.Default().Thread
+		if ch.Thread == 0 {
+			ch.Thread = x.m.Default().Thread
 		}
+		q := ch.Thread
 		pre := n.pre + n.cost(q)
 		n.chosen = q
-		if !contains(n.explored, q) {
-			n.explored = append(n.explored, q)
+		if ch.Value == 0 {
+			if !contains(n.explored, q) {
+				n.explored = append(n.explored, q)
+			}
+			n.tagged = remove(n.tagged, q)
 		}
-		n.tagged = remove(n.tagged, q)
 		x.preempted = append(x.preempted, n.cost(q) > 0)
-		ch := record.Choice{Thread: q}
 		tr, err := x.m.Step(ch)
 		if err != nil && !errors.Is(err, record.ErrBudget) {
 			return nil, fmt.Errorf("dpor: step %d (thread %d): %w", len(x.trs), q, err)
@@ -430,6 +452,7 @@ func (x *Explorer) tag(i int, q record.TID) {
 	default:
 		n.tagged = append(n.tagged, q)
 	}
+	x.injectRetry(i, q) // where a transaction is tried, so is its abort
 }
 
 func remove(ts []record.TID, t record.TID) []record.TID {

@@ -45,6 +45,11 @@ type FrontierNode struct {
 	Chosen    record.TID
 	Explored  []record.TID
 	Tagged    []record.TID
+	// Transactional memory: threads at an _xbegin, injected choices to
+	// explore and all ever injected (absent from older frontiers).
+	Xbegin   []record.TID    `msgpack:",omitempty"`
+	Inject   []record.Choice `msgpack:",omitempty"`
+	Injected []record.Choice `msgpack:",omitempty"`
 }
 
 // Frontier returns the explorer's state. Call it from OnBranch (between
@@ -70,7 +75,8 @@ func (x *Explorer) Frontier() *Frontier {
 	for i := range x.nodes {
 		n := &x.nodes[i]
 		f.Nodes[i] = FrontierNode{Runnable: slices.Clone(n.runnable), Prev: n.prev, Voluntary: n.voluntary,
-			Pre: n.pre, Chosen: n.chosen, Explored: slices.Clone(n.explored), Tagged: slices.Clone(n.tagged)}
+			Pre: n.pre, Chosen: n.chosen, Explored: slices.Clone(n.explored), Tagged: slices.Clone(n.tagged),
+			Xbegin: slices.Clone(n.xb), Inject: slices.Clone(n.inject), Injected: slices.Clone(n.injected)}
 	}
 	return f
 }
@@ -106,6 +112,11 @@ func (f *Frontier) validate() error {
 		for _, q := range append(slices.Clone(n.Explored), n.Tagged...) {
 			if !slices.Contains(n.Runnable, q) {
 				return bad("node %d: thread %d explored or tagged but not runnable", i, q)
+			}
+		}
+		for _, c := range append(slices.Clone(n.Injected), n.Inject...) {
+			if !slices.Contains(n.Xbegin, c.Thread) || !slices.Contains(n.Runnable, c.Thread) || c.Value == 0 {
+				return bad("node %d: injected choice %d:%d of a thread not at an _xbegin", i, c.Thread, c.Value)
 			}
 		}
 		if n.Pre < 0 || (i > 0 && n.Pre < f.Nodes[i-1].Pre) {
@@ -155,7 +166,8 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 	x.nodes = make([]node, len(f.Nodes))
 	for i, n := range f.Nodes {
 		x.nodes[i] = node{runnable: slices.Clone(n.Runnable), prev: n.Prev, voluntary: n.Voluntary, pre: n.Pre,
-			chosen: n.Chosen, explored: slices.Clone(n.Explored), tagged: slices.Clone(n.Tagged)}
+			chosen: n.Chosen, explored: slices.Clone(n.Explored), tagged: slices.Clone(n.Tagged),
+			xb: slices.Clone(n.Xbegin), inject: slices.Clone(n.Inject), injected: slices.Clone(n.Injected)}
 	}
 	x.nodes[0].snap = m.Snapshot()
 	x.trs = slices.Clone(f.Transitions)

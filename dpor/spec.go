@@ -32,6 +32,11 @@ type Spec struct {
 	KeepGoing bool
 	// NoDepthHeuristic turns off the too-deep infinite-loop heuristic.
 	NoDepthHeuristic bool
+	// Transactional memory (htm.go): AbortCodes injects CONFLICT aborts
+	// besides RETRY (the thesis's -A; the machine must distinguish
+	// causes too), STM injects no RETRY (-S: conflict aborts only).
+	AbortCodes bool `msgpack:",omitempty"`
+	STM        bool `msgpack:",omitempty"`
 }
 
 // Bound returns a MaxBound of b preemptions.

@@ -75,6 +75,9 @@ func newStrategy(s Spec) (Strategy, StrategyInfo, error) {
 	if name == "" {
 		name = DefaultStrategy
 	}
+	if s.STM && !s.AbortCodes {
+		return nil, StrategyInfo{}, fmt.Errorf("STM mode (no RETRY aborts) needs distinct abort codes: its aborts are the CONFLICT ones (the thesis's -S requires -A)")
+	}
 	for _, info := range strategies {
 		if info.Name == name {
 			st, err := info.new(s)

@@ -51,6 +51,14 @@ type Spec struct {
 	Budget time.Duration
 }
 
+// KernelConfig is the machine's configuration: Kernel, with what the
+// exploration options ask of the machine (transactional abort causes).
+func (s Spec) KernelConfig() kernel.Config {
+	k := s.Kernel
+	k.HTM.AbortCodes = s.AbortCodes
+	return k
+}
+
 // Config is a job: its Spec, the program image, and the hooks.
 type Config struct {
 	Spec
@@ -140,7 +148,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.PreemptEverywhere && len(cfg.Kernel.DataRacePCs) == 0 {
 		return nil, errors.New("job: PreemptEverywhere with no data-race PCs (ResolvePPs fills them)")
 	}
-	k, err := kernel.New(cfg.Image, cfg.Kernel)
+	k, err := kernel.New(cfg.Image, cfg.Spec.KernelConfig())
 	if err != nil {
 		return nil, err
 	}

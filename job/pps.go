@@ -208,6 +208,9 @@ func ReplayCommand(s Spec, cs []record.Choice) string {
 			fmt.Fprintf(&b, " --without %s", f.Func)
 		}
 	}
+	if s.AbortCodes {
+		b.WriteString(" --abort-codes")
+	}
 	fmt.Fprintf(&b, " --schedule %s", schedule.Format(cs))
 	if len(k.Args) > 1 {
 		b.WriteString(" --")

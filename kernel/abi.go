@@ -28,6 +28,10 @@ const (
 	SysFree         = 1023
 	SysPreempt      = 1030
 	SysDumpStack    = 1031
+	SysXbegin       = 1040
+	SysXend         = 1041
+	SysXabort       = 1042
+	SysXtest        = 1043
 )
 
 // Guest address-space layout (all below mem.Limit, 2^39).

@@ -23,7 +23,7 @@ func TestABIMatchesHeader(t *testing.T) {
 		"TASK_VANISH": SysTaskVanish, "NEW_PAGES": SysNewPages, "REMOVE_PAGES": SysRemovePages,
 		"PRINT": SysPrint, "PANIC": SysPanic, "HALT": SysHalt, "MALLOC": SysMalloc,
 		"CALLOC": SysCalloc, "REALLOC": SysRealloc, "FREE": SysFree, "PREEMPT": SysPreempt,
-		"DUMP_STACK": SysDumpStack,
+		"DUMP_STACK": SysDumpStack, "XBEGIN": SysXbegin, "XEND": SysXend, "XABORT": SysXabort, "XTEST": SysXtest,
 	}
 	re := regexp.MustCompile(`#define LS_SYS_(\w+)\s+(\d+)`)
 	seen := map[string]bool{}

@@ -25,7 +25,8 @@ import (
 //	cpu: pc, instret, x0..x31 and the x0 sink (33 registers)
 //	page table: runs of consecutive pages with one permission, each as
 //	  (pages since the end of the previous run, pages, permission byte)
-//	threads, ascending TID: tid, pc, 33 registers, state byte, wake,
+//	threads, ascending TID: tid, pc, 33 registers, state byte (0x80 set:
+//	  stopped at an _xbegin), wake,
 //	  atBreak, stack bounds, yields, atomics, sync frames (function name,
 //	  argument, return address, sp), hblocked, wait ranges, waitMutex
 //	scheduler: cur, nextTID, clock, status, ended, pps, lastPP byte,
@@ -58,6 +59,11 @@ import (
 // Pages lists every mapped page. Any change to this encoding, or to what a
 // kernel field means, needs a new version.
 const CheckpointVersion = 1
+
+// atXbeginBit marks, in a thread's run-state byte, a thread stopped at
+// an _xbegin (a later addition: version 1 states without it read as
+// before).
+const atXbeginBit = 0x80
 
 // Checkpoint is a machine state outside the process: the kernel and CPU
 // state as one opaque byte string, and the guest memory as pages, so the
@@ -133,7 +139,7 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 		for _, x := range t.regs {
 			w.u(x)
 		}
-		w.b = append(w.b, byte(t.state))
+		w.b = append(w.b, byte(t.state)|atXbeginBit*byte(b2i(t.atXbegin)))
 		w.u(t.wake)
 		w.flag(t.atBreak)
 		w.u(t.stackLo)
@@ -331,7 +337,9 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 			r.fail("thread %d: tid %d out of order", i, t.tid)
 		}
 		r.regs(&t.regs)
-		if t.state = threadState(r.u8()); t.state > stSleeping {
+		b := r.u8()
+		t.atXbegin = b&atXbeginBit != 0
+		if t.state = threadState(b &^ atXbeginBit); t.state > stSleeping {
 			r.fail("thread %d: bad run state %d", t.tid, t.state)
 		}
 		t.wake, t.atBreak = r.u(), r.flag()
@@ -381,7 +389,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 		r.fail("no threads in a live process")
 	}
 	st.pps = r.counter()
-	if st.lastPP = record.PPKind(r.u8()); st.lastPP > record.PPEnd {
+	if st.lastPP = record.PPKind(r.u8()); st.lastPP > record.PPXend {
 		r.fail("bad PP kind %d", st.lastPP)
 	}
 	st.yieldTo = r.tid()
@@ -636,6 +644,10 @@ func (k *Kernel) configDigest() [8]byte {
 	w.u(uint64(len(c.Args)))
 	for _, a := range c.Args {
 		w.str(a)
+	}
+	if c.HTM != (HTMConfig{}) { // only then: the digests of earlier configs stay
+		w.str("htm")
+		w.flag(c.HTM.AbortCodes)
 	}
 	sum := sha256.Sum256(w.b)
 	return [8]byte(sum[:8])

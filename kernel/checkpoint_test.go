@@ -586,7 +586,7 @@ func TestCheckpointRejectsState(t *testing.T) {
 			sn.st.threads[0].hblocked, sn.st.threads[0].wait = true, []waitRange{{2, 2}}
 		}},
 		{"counter", "counter", any, func(sn *snapshot) { sn.st.threads[0].yields = -1 }},
-		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPEnd + 1 }},
+		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPXend + 1 }},
 		{"yieldTo", "negative tid", any, func(sn *snapshot) { sn.st.yieldTo = -1 }},
 		{"sumInstr", "more than instret", any, func(sn *snapshot) { sn.st.sumInstr = sn.instret + 1 }},
 		{"work", "overflows", threads2, func(sn *snapshot) { sn.st.work = ^uint64(0) }},

@@ -67,6 +67,8 @@ type Config struct {
 	MaxPPs int
 	// Args are argv (argv[0] defaults to "prog").
 	Args []string
+	// HTM configures transactional memory (sdk's htm.h).
+	HTM HTMConfig
 	// SharedStack are stack locations (8-byte granules, sorted) that
 	// another thread than their owner was seen to access: the owner's own
 	// accesses to them are recorded too (SharedStackSeen learns them; the
@@ -196,6 +198,8 @@ type Kernel struct {
 	// access by that instruction (AccessStack).
 	capturePC uint64
 	captured  []uint64
+	// txn is the running thread's transaction (htm.go), within one Step.
+	txn *txnState
 }
 
 // New loads the ELF image and prepares its main thread. Errors are about
@@ -476,6 +480,7 @@ func (k *Kernel) Restore(s record.Snapshot) {
 	k.cpu.CancelResume() // a step cut short by a limit may have left it set
 	k.st = sn.st.clone()
 	k.tr = nil
+	k.txn = nil
 }
 
 func (k *Kernel) find(tid record.TID) *thread {
@@ -534,8 +539,11 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 	if t == nil || !t.canRun() {
 		return nil, fmt.Errorf("thread %d is not runnable here (runnable: %v)", ch.Thread, k.Runnable())
 	}
-	if ch.Value != 0 {
-		return nil, fmt.Errorf("choice %d:%d: this PP takes no value (only a thread)", ch.Thread, ch.Value)
+	if ch.Value != 0 && !t.atXbegin {
+		return nil, fmt.Errorf("choice %d:%d: thread %d is not at an _xbegin: this PP takes no value (only a thread)", ch.Thread, ch.Value, ch.Thread)
+	}
+	if ch.Value < 0 || ch.Value >= record.XbeginStarted {
+		return nil, fmt.Errorf("choice %d:%d: not an abort status", ch.Thread, ch.Value)
 	}
 	k.switchTo(ch.Thread)
 	t = k.cur()
@@ -557,6 +565,10 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 	}
 	k.ppStack = nil
 	k.st.lastExited = 0
+	k.txn = nil
+	if t.atXbegin {
+		k.xbegin(t, ch.Value)
+	}
 	pp, err := k.run(start)
 	tr := k.tr
 	k.tr = nil
@@ -661,12 +673,12 @@ func (k *Kernel) breakpoint(pc uint64) (record.PP, bool) {
 		t.calls = t.calls[:n-1]
 		k.syncEvent(record.SyncEvent{Kind: record.SyncReturn, Func: f.fn, Arg: f.arg})
 	}
-	if name, ok := k.ppFuncs[pc]; ok && k.withinOK(pc) {
+	if name, ok := k.ppFuncs[pc]; ok && k.txn == nil && k.withinOK(pc) {
 		t.atBreak = true
 		k.ppStack = k.stackAt(pc)
 		return record.PP{Kind: record.PPSyncFunc, PC: pc, Func: name}, true
 	}
-	if k.racePCs[pc] && k.withinOK(pc) {
+	if k.racePCs[pc] && k.txn == nil && k.withinOK(pc) {
 		t.atBreak = true
 		k.ppStack = k.stackAt(pc)
 		return record.PP{Kind: record.PPDataRace, PC: pc, Func: k.funcName(pc)}, true

@@ -65,6 +65,10 @@ var syscalls = map[uint64]sysEntry{
 	SysFree:         {"free", sysFree, false},
 	SysPreempt:      {"tell_landslide_preempt", sysPreempt, true},
 	SysDumpStack:    {"tell_landslide_dump_stack", sysDumpStack, false},
+	SysXbegin:       {"_xbegin", sysXbegin, true},
+	SysXend:         {"_xend", sysXend, true},
+	SysXabort:       {"_xabort", sysXabort, false},
+	SysXtest:        {"_xtest", sysXtest, false},
 }
 
 // SyscallName names a system-call number ("" if unknown).
@@ -79,6 +83,12 @@ func (k *Kernel) syscall() (record.PP, bool) {
 	if !ok {
 		k.bugHere(record.BugSyscall, fmt.Sprintf("unknown system call %d (a7) at 0x%x", int64(num), pc), nil)
 		return record.PP{Kind: record.PPEnd, PC: pc}, true
+	}
+	if k.txn != nil && !allowedInTxn[num] {
+		// A mode switch inside a transaction: the hardware aborts it
+		// (the thesis's CAPACITY); the call never happens.
+		k.selfAbort(k.abortStatus(record.XabortCapacity))
+		return record.PP{}, false
 	}
 	var stack []uint64
 	if e.pp {

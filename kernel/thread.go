@@ -36,6 +36,9 @@ type thread struct {
 	// atBreak: the thread stopped at a breakpoint PP and must execute that
 	// instruction when it next runs.
 	atBreak bool
+	// atXbegin: the thread stopped at the ecall of an _xbegin (PPXbegin);
+	// the choice that runs it next gives _xbegin's result (see htm.go).
+	atXbegin bool
 	// [stackLo, stackHi) is the thread's own stack; its accesses there are
 	// not shared. stackLo == stackHi means not yet known (thread_fork).
 	stackLo, stackHi uint64

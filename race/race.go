@@ -452,6 +452,12 @@ const (
 
 func threadLock(tid record.TID) lockKey { return lockKey{uint64(tid), kindThread} }
 
+// txnLock is the one global lock a committed transaction holds (thesis
+// Thm 4: a pair races in a transactional execution iff it races with
+// each successful _xbegin an acquire of one lock and each _xend its
+// release). Its address is none a guest lock can have.
+var txnLock = lockKey{1<<63 - 1, kindMutex}
+
 // exitClock is where a thread's clock is released at its exit, for its
 // joiner (an address no guest lock can have: guest memory is below 2^39).
 func exitClock(tid record.TID) uint64 { return 1<<63 | uint64(uint32(tid)) }
@@ -472,6 +478,16 @@ func (a *Analyzer) event(t int32, e *record.SyncEvent) {
 	case record.SyncExit:
 		if pure {
 			a.vc.release(t, exitClock(a.tidOf[t]))
+		}
+	case record.SyncTxnBegin:
+		th.ls = a.ls.add(th.ls, txnLock)
+		if pure {
+			a.vc.acquire(t, txnLock.addr)
+		}
+	case record.SyncTxnEnd:
+		th.ls = a.ls.remove(th.ls, txnLock)
+		if pure {
+			a.vc.release(t, txnLock.addr)
 		}
 	case record.SyncEnter:
 		f := classify(e.Func)

@@ -26,12 +26,13 @@ type TID int32
 // for the PPs that have several outcomes besides the thread.
 //
 // Value is 0 for a plain choice of thread. It is the seam for injected
-// outcomes: transactional memory will choose the result of an _xbegin
-// (success or an abort code) this way, so Value is part of everything
-// that keeps or repeats choices: the text form (schedule.Format/Parse,
-// "2:5" is thread 2 with value 5), the store's branch records, and
-// replay. Today no PP offers values, and a machine rejects a choice with
-// a value it does not offer (kernel.Step) rather than ignore it.
+// outcomes: for a thread at _xbegin (PPXbegin), a nonzero Value is the
+// abort status _xbegin returns (XabortRetry, ...) instead of starting
+// the transaction. Value is part of everything that keeps or repeats
+// choices: the text form (schedule.Format/Parse, "2:2" is thread 2 with
+// value 2), the store's branch records, and replay. A machine rejects a
+// choice with a value it does not offer (kernel.Step) rather than
+// ignore it.
 type Choice struct {
 	Thread TID
 	Value  int64
@@ -53,10 +54,13 @@ const (
 	PPDataRace            // a configured instruction address (data-race PP)
 	PPAnnotation          // tell_landslide_preempt()
 	PPEnd                 // not a PP: the execution ended (exit or bug)
+	// Transactional memory (after PPEnd: the kinds are stored by number).
+	PPXbegin // the thread is about to run _xbegin: its result is a choice (Choice.Value)
+	PPXend   // the thread's transaction has just committed (_xend)
 )
 
 var ppNames = [...]string{"none", "yield", "deschedule", "thread_create", "thread_exit",
-	"make_runnable", "sleep", "sync_function", "data_race", "annotation", "end"}
+	"make_runnable", "sleep", "sync_function", "data_race", "annotation", "end", "xbegin", "xend"}
 
 func (k PPKind) String() string {
 	if int(k) < len(ppNames) {
@@ -116,9 +120,18 @@ const (
 	SyncAlloc                       // allocated heap Block/Gen at Arg
 	SyncFree                        // freed heap Block/Gen at Arg
 	SyncOutput                      // wrote to the console (order matters)
+	// Transactional memory: a transaction began (_xbegin returned
+	// _XBEGIN_STARTED), committed (_xend), or aborted with status Arg
+	// (injected at _xbegin, or by the transaction itself: _xabort, a
+	// system call). A transaction is atomic: its begin, body and commit
+	// are one transition, and an aborted one left nothing behind.
+	SyncTxnBegin
+	SyncTxnEnd
+	SyncTxnAbort
 )
 
-var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "output"}
+var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "output",
+	"txn_begin", "txn_end", "txn_abort"}
 
 func (k SyncKind) String() string {
 	if int(k) < len(syncNames) {

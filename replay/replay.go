@@ -57,7 +57,7 @@ func Load(st *store.Store, run *store.Run, jobID int) (job.Spec, job.Config, *ke
 		return spec, job.Config{}, nil, fmt.Errorf("run %s: its binary: %w", run.ID, err)
 	}
 	cfg := job.Config{Spec: spec, Image: img}
-	k, err := kernel.New(img, spec.Kernel)
+	k, err := kernel.New(img, spec.KernelConfig())
 	if err != nil {
 		return spec, cfg, nil, err
 	}

@@ -47,6 +47,15 @@
 #define LS_SYS_PREEMPT        1030 /* (): an explicit preemption point         */
 #define LS_SYS_DUMP_STACK     1031 /* (): print the caller's stack to stderr   */
 
+/* Transactional memory (htm.h): Intel RTM's four operations. A
+ * transaction is atomic; _xbegin is a preemption point whose result the
+ * model checker chooses (started, or an abort status). */
+#define LS_SYS_XBEGIN         1040 /* () -> _XBEGIN_STARTED or abort status   */
+#define LS_SYS_XEND           1041 /* (): commit (a preemption point after)    */
+#define LS_SYS_XABORT         1042 /* (code): abort, _xbegin returns
+                                      _XABORT_EXPLICIT | code << 24            */
+#define LS_SYS_XTEST          1043 /* () -> 1 inside a transaction, else 0     */
+
 /* Pebbles' page size and the initial register contract of _start:
  * a0 = argc, a1 = argv, a2 = stack_high, a3 = stack_low (the main stack). */
 #define LS_PAGE_SIZE          4096

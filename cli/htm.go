@@ -1,0 +1,17 @@
+package cli
+
+import "github.com/spf13/pflag"
+
+// htmFlags are the transactional-memory modes (thesis §6.2.1). Programs
+// that use htm.h always get the basics (the thesis's -X): PPs at _xbegin
+// and _xend, RETRY aborts injected at each _xbegin, transactions as one
+// global lock in the race analysis.
+type htmFlags struct {
+	abortCodes bool
+	stm        bool
+}
+
+func (h *htmFlags) register(fl *pflag.FlagSet) {
+	fl.BoolVarP(&h.abortCodes, "abort-codes", "A", false, "transactions abort with distinct statuses: CONFLICT after a conflicting access, EXPLICIT from _xabort, CAPACITY from a system call (the thesis's -A)")
+	fl.BoolVarP(&h.stm, "stm", "S", false, "STM semantics: no RETRY aborts, only conflict aborts (needs --abort-codes; the thesis's -S)")
+}

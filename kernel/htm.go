@@ -1,0 +1,137 @@
+package kernel
+
+import (
+	"fmt"
+
+	"landslide/emu/mem"
+	"landslide/record"
+)
+
+// Transactional memory (Intel RTM through sdk's htm.h; thesis ch. 6).
+//
+// A transaction is atomic (the thesis's Thm 3): _xbegin is a PP
+// (PPXbegin) at which the explorer chooses the thread's next step and,
+// for that thread, _xbegin's result: Choice.Value 0 starts the
+// transaction, a nonzero value is the abort status _xbegin returns at
+// once (an injected abort). A started transaction runs to its _xend
+// inside one transition, with no PP in between (configured PPs inside it
+// are passed over), and the commit is a PP (PPXend). What a transaction
+// does to itself is no choice: _xabort(code), or a system call (a mode
+// switch, which the hardware may always abort), rolls the machine back
+// to the _xbegin, which then returns the abort status, and the thread
+// runs on into its failure path in the same transition. Nothing of the
+// aborted body stays: memory, heap, registers, and the accesses and sync
+// events it recorded.
+//
+// Misuse is a bug: a nested _xbegin, _xend or _xabort outside a
+// transaction.
+
+// HTMConfig configures transactional memory.
+type HTMConfig struct {
+	// AbortCodes distinguishes abort causes (the thesis's -A): _xabort
+	// returns EXPLICIT with its code, a system call CAPACITY, an injected
+	// conflict CONFLICT. Without it every abort returns RETRY, as the
+	// thesis's -X does.
+	AbortCodes bool
+}
+
+// txnState is the machine at the running thread's _xbegin, for a
+// rollback; it lives only inside one Step (no PP is inside a
+// transaction).
+type txnState struct {
+	mem    *mem.Snapshot
+	regs   [33]uint64
+	pc     uint64
+	st     state
+	nAcc   int
+	nSync  int
+	beginP uint64 // the _xbegin's ecall
+}
+
+// allowedInTxn are the system calls a transaction may make without
+// aborting: they are library code on a real system (the heap), report a
+// bug (panic), or belong to the transaction's own API.
+var allowedInTxn = map[uint64]bool{
+	SysMalloc: true, SysCalloc: true, SysRealloc: true, SysFree: true,
+	SysPanic: true, SysXbegin: true, SysXend: true, SysXabort: true, SysXtest: true,
+}
+
+// xbegin runs the _xbegin the current thread is stopped at, with the
+// chosen result: 0 starts the transaction, anything else is the abort
+// status it returns.
+func (k *Kernel) xbegin(t *thread, value int64) {
+	t.atXbegin = false
+	pc := k.cpu.PC
+	k.cpu.PC = pc + 4
+	if value != 0 {
+		k.cpu.X[10] = uint64(value)
+		k.syncEvent(record.SyncEvent{Kind: record.SyncTxnAbort, Arg: uint64(value), PC: pc})
+		return
+	}
+	k.txn = &txnState{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, st: k.st.clone(),
+		nAcc: len(k.tr.Accesses), nSync: len(k.tr.Sync), beginP: pc}
+	k.cpu.X[10] = record.XbeginStarted
+	k.syncEvent(record.SyncEvent{Kind: record.SyncTxnBegin, PC: pc})
+}
+
+// selfAbort rolls the running transaction back: _xbegin returns status.
+func (k *Kernel) selfAbort(status uint64) {
+	tx := k.txn
+	k.txn = nil
+	k.mem.Restore(tx.mem)
+	k.cpu.X, k.cpu.PC = tx.regs, tx.pc
+	k.cpu.ClearReservation()
+	k.st = tx.st.clone()
+	k.tr.Accesses = k.tr.Accesses[:tx.nAcc]
+	k.tr.Sync = k.tr.Sync[:tx.nSync]
+	k.seenFor = nil // the access index is rebuilt from what is left
+	k.cpu.X[10] = status
+	k.syncEvent(record.SyncEvent{Kind: record.SyncTxnAbort, Arg: status, PC: tx.beginP})
+}
+
+// abortStatus is the status of an abort of this cause, as the
+// configuration distinguishes causes.
+func (k *Kernel) abortStatus(cause uint64) uint64 {
+	if k.cfg.HTM.AbortCodes {
+		return cause
+	}
+	return record.XabortRetry
+}
+
+func sysXbegin(k *Kernel, a args) (uint64, control) {
+	pc := k.cpu.PC - 4
+	if k.txn != nil {
+		k.bugAt(record.BugSyscall, "_xbegin inside a transaction: nested transactions are not supported", pc, nil)
+		return 0, ctlEnd
+	}
+	// Stop before it: the explorer chooses its result (Step runs it).
+	k.cpu.PC = pc
+	k.cur().atXbegin = true
+	return 0, control{pp: record.PPXbegin, noResult: true}
+}
+
+func sysXend(k *Kernel, a args) (uint64, control) {
+	if k.txn == nil {
+		k.bugAt(record.BugSyscall, "_xend outside a transaction", k.cpu.PC-4, nil)
+		return 0, ctlEnd
+	}
+	k.txn = nil
+	k.syncEvent(record.SyncEvent{Kind: record.SyncTxnEnd, PC: k.cpu.PC - 4})
+	return 0, ctlPP(record.PPXend)
+}
+
+func sysXabort(k *Kernel, a args) (uint64, control) {
+	if k.txn == nil {
+		k.bugAt(record.BugSyscall, fmt.Sprintf("_xabort(0x%x) outside a transaction", uint8(a.u64(0))), k.cpu.PC-4, nil)
+		return 0, ctlEnd
+	}
+	k.selfAbort(k.abortStatus(record.XabortExplicit | uint64(uint8(a.u64(0)))<<24))
+	return 0, control{noResult: true}
+}
+
+func sysXtest(k *Kernel, a args) (uint64, control) {
+	if k.txn != nil {
+		return 1, ctlContinue
+	}
+	return 0, ctlContinue
+}
