@@ -27,8 +27,8 @@ type dporStrategy struct {
 func (*dporStrategy) Bound(r int) (int, bool)   { return onlyRound0(r) }
 func (*dporStrategy) Reached(*Explorer, int)    {}
 func (*dporStrategy) Pick(*Explorer) record.TID { return 0 }
-func (d *dporStrategy) Skip(x *Explorer, i int, q record.TID) bool {
-	return d.sleepSets && x.sleeping(i, q)
+func (d *dporStrategy) Skip(x *Explorer, i int, c record.Choice) bool {
+	return d.sleepSets && x.sleeping(i, c)
 }
 
 // Branch tags, for each conflict of the new interleaving not ordered by
@@ -152,11 +152,22 @@ func (x *Explorer) probe() error {
 	return nil
 }
 
-// tagPair applies the thesis's tagging rule to the conflict (i, j).
+// tagPair applies the thesis's tagging rule to the conflict (i, j). When
+// j's thread was at its _xbegin at i and took an injected abort on the
+// way to j, the reversal runs that abort at i. A conflict abort is not
+// moved: it must follow the access that causes it, and the orders of the
+// transaction itself are the reversals of the branch where it ran (where
+// its CONFLICT was injected).
 func (x *Explorer) tagPair(i, j int) {
 	n := &x.nodes[i]
 	p := x.trs[j].Thread
 	if contains(n.runnable, p) {
+		if v := x.nextValue(i, j, p); v != 0 && x.atXbegin(i, p) {
+			if v&record.XabortConflict == 0 {
+				x.inject(i, p, v)
+			}
+			return
+		}
 		x.tag(i, p)
 		return
 	}
@@ -167,11 +178,13 @@ func (x *Explorer) tagPair(i, j int) {
 	}
 }
 
-// sleeping is the sleep-set check (equiv_already_explored): q's next
-// transition from node i is t_n; if some ancestor k < i already explored q
-// and every transition from k to i is independent of t_n, then running q
-// at i is equivalent to a subtree already tested.
-func (x *Explorer) sleeping(i int, q record.TID) bool {
+// sleeping is the sleep-set check (equiv_already_explored): c's thread
+// q's next transition from node i is t_n, made by the same choice c (the
+// same _xbegin result); if some ancestor k < i already explored c and
+// every transition from k to i is independent of t_n, then running c at
+// i is equivalent to a subtree already tested.
+func (x *Explorer) sleeping(i int, c record.Choice) bool {
+	q := c.Thread
 	n := -1
 	for k := i; k < len(x.trs); k++ {
 		if x.trs[k].Thread == q {
@@ -179,8 +192,12 @@ func (x *Explorer) sleeping(i int, q record.TID) bool {
 			break
 		}
 	}
-	if n < 0 || (n < len(x.choices) && x.choices[n].Value != 0) {
-		return false // (an injected abort is not the child explored at k)
+	var value int64
+	if n >= 0 && n < len(x.choices) {
+		value = x.choices[n].Value
+	}
+	if n < 0 || value != c.Value {
+		return false // t_n is not what c runs
 	}
 	// t_n must be what q would run at i: nothing between (other than t_i,
 	// the transition the tag reorders) may affect it.
@@ -193,7 +210,7 @@ func (x *Explorer) sleeping(i int, q record.TID) bool {
 		if x.trs[k].Thread == q || x.an.dependent(k, n) {
 			return false
 		}
-		if contains(x.nodes[k].explored, q) {
+		if x.nodes[k].tried(c) {
 			return true
 		}
 	}

@@ -160,11 +160,7 @@ func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
 		n.xb = xbeginAfter(x.nodes[k-1].xb, x.trs[k-1])
 	}
 	x.nodes = append(x.nodes, n)
-	i := len(x.nodes) - 1
-	for _, q := range x.nodes[i].xb {
-		x.injectRetry(i, q) // wherever a transaction may start, it may abort
-	}
-	x.strat.Reached(x, i)
+	x.strat.Reached(x, len(x.nodes)-1)
 }
 
 // Run explores until the state space is complete, a bug is found (unless
@@ -355,6 +351,7 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 				n.explored = append(n.explored, q)
 			}
 			n.tagged = remove(n.tagged, q)
+			x.injectRetry(len(x.nodes)-1, q) // where a transaction starts, it may abort
 		}
 		x.preempted = append(x.preempted, n.cost(q) > 0)
 		tr, err := x.m.Step(ch)
@@ -448,11 +445,10 @@ func (x *Explorer) tag(i int, q record.TID) {
 	case contains(n.explored, q) || contains(n.tagged, q):
 	case n.pre+n.cost(q) > x.bound:
 		x.dropped = true
-	case x.strat.Skip(x, i, q):
+	case x.strat.Skip(x, i, record.Choice{Thread: q}):
 	default:
 		n.tagged = append(n.tagged, q)
 	}
-	x.injectRetry(i, q) // where a transaction is tried, so is its abort
 }
 
 func remove(ts []record.TID, t record.TID) []record.TID {

@@ -15,8 +15,8 @@ func init() {
 
 type fullStrategy struct{}
 
-func (fullStrategy) Bound(r int) (int, bool)              { return onlyRound0(r) }
-func (fullStrategy) Reached(x *Explorer, i int)           { x.tagAll(i) }
-func (fullStrategy) Pick(*Explorer) record.TID            { return 0 }
-func (fullStrategy) Branch(*Explorer, *Branch) error      { return nil }
-func (fullStrategy) Skip(*Explorer, int, record.TID) bool { return false }
+func (fullStrategy) Bound(r int) (int, bool)                 { return onlyRound0(r) }
+func (fullStrategy) Reached(x *Explorer, i int)              { x.tagAll(i) }
+func (fullStrategy) Pick(*Explorer) record.TID               { return 0 }
+func (fullStrategy) Branch(*Explorer, *Branch) error         { return nil }
+func (fullStrategy) Skip(*Explorer, int, record.Choice) bool { return false }

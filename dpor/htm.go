@@ -16,13 +16,14 @@ import (
 // counts as marked children. Injected choices are explored before the
 // node's tagged threads (the thesis's search order).
 //
-// Which statuses: RETRY (the hardware may abort any transaction) where a
-// thread reaches its _xbegin and wherever the strategy tags a thread
-// stopped at one (so every place a transaction is tried, its abort is
-// tried too), unless Spec.STM; and, with Spec.AbortCodes, CONFLICT at
-// the node before a transaction that conflicts with an earlier
-// transition of another thread (a conflict abort must follow the access
-// that causes it). What a transaction does to itself (_xabort, a system
+// Which statuses: RETRY (the hardware may abort any transaction) at
+// each node where a thread starts a transaction (so wherever a
+// transaction is tried, its abort is tried too), unless Spec.STM; with
+// Spec.AbortCodes, CONFLICT at the node before a transaction that
+// conflicts with an earlier transition of another thread (a conflict
+// abort must follow the access that causes it); and, where DPOR reverses
+// a race whose later side is an abort, that abort where the reversal
+// puts it (tagPair). What a transaction does to itself (_xabort, a system
 // call) is no choice: the machine rolls it back (kernel's htm.go).
 
 // atXbegin reports whether thread q is stopped at an _xbegin at node i.
@@ -54,10 +55,40 @@ func (x *Explorer) inject(i int, q record.TID, v int64) {
 	case !contains(n.runnable, q) || slices.Contains(n.injected, ch):
 	case n.pre+n.cost(q) > x.bound:
 		x.dropped = true
+	case x.strat.Skip(x, i, ch):
 	default:
 		n.injected = append(n.injected, ch)
 		n.inject = append(n.inject, ch)
 	}
+}
+
+// choiceValue is the value of the choice that made transition j (0 for
+// the transitions a probe adds beyond the branch's choices).
+func (x *Explorer) choiceValue(j int) int64 {
+	if j < len(x.choices) {
+		return x.choices[j].Value
+	}
+	return 0
+}
+
+// nextValue is the value of thread p's first choice from node i on (up
+// to transition j, which is p's).
+func (x *Explorer) nextValue(i, j int, p record.TID) int64 {
+	for k := i; k <= j; k++ {
+		if x.trs[k].Thread == p {
+			return x.choiceValue(k)
+		}
+	}
+	return 0
+}
+
+// tried reports whether choice c was explored at node i (an injected
+// one: injected and no longer to do).
+func (n *node) tried(c record.Choice) bool {
+	if c.Value == 0 {
+		return contains(n.explored, c.Thread)
+	}
+	return slices.Contains(n.injected, c) && !slices.Contains(n.inject, c)
 }
 
 // injectRetry injects RETRY for q at node i if q is at an _xbegin there

@@ -27,8 +27,8 @@ type randomStrategy struct {
 	m    *pickMachine
 }
 
-func (*randomStrategy) Bound(r int) (int, bool)              { return onlyRound0(r) }
-func (*randomStrategy) Skip(*Explorer, int, record.TID) bool { return false }
+func (*randomStrategy) Bound(r int) (int, bool)                 { return onlyRound0(r) }
+func (*randomStrategy) Skip(*Explorer, int, record.Choice) bool { return false }
 
 // Reached: the first walk draws its root's thread in Pick.
 func (r *randomStrategy) Reached(x *Explorer, i int) {

@@ -34,9 +34,10 @@ type Strategy interface {
 	// Branch sees each completed interleaving (the path at its end) and
 	// tags the alternatives it calls for.
 	Branch(x *Explorer, br *Branch) error
-	// Skip refuses a tag (thread q at node i) that the path would place:
-	// a reduction's proof that the subtree is already covered.
-	Skip(x *Explorer, i int, q record.TID) bool
+	// Skip refuses a tag or an injected abort (choice c at node i) that
+	// the path would place: a reduction's proof that the subtree is
+	// already covered.
+	Skip(x *Explorer, i int, c record.Choice) bool
 }
 
 // StrategyInfo describes a registered strategy.

@@ -51,7 +51,8 @@ func htmRunPPs(t *testing.T, name string, spec dpor.Spec, racePPs bool, args ...
 	return res
 }
 
-// TestHTMVerdicts: the thesis's TM tests at (2,1) under every mode:
+// TestHTMVerdicts: the thesis's TM tests at (2,1), with their final
+// checks, under every mode:
 // htm1's failure-path assertion fails (but not in STM mode, which needs
 // K×N ≥ 3 for a failure path to meet a transaction, thesis §6.2.6);
 // htm2, counter, fig63 and swap verify; swapbug deadlocks.
@@ -76,7 +77,7 @@ func TestHTMVerdicts(t *testing.T) {
 				// (swapbug). The thesis: -S is unsound for HTM.
 				want = 0
 			}
-			res := htmRun(t, c.name, m.spec)
+			res := htmRun(t, c.name, m.spec, "2", "1", "check")
 			switch {
 			case want == 0 && !res.Verified:
 				t.Errorf("%s (%s): not verified: bug %v after %d interleavings", c.name, m.name, res.Bug, res.Executed)
@@ -130,7 +131,7 @@ func TestHTMMisuseIsABug(t *testing.T) {
 
 // TestHTMTransactionsAreOneLock: the race analysis treats committed
 // transactions as holding one global lock (thesis Thm 4), under both HB
-// modes: counter's transactional x++ never races with another thread's,
+// modes: counter's transactional x++ (counter.c:15) never races with another thread's,
 // while it does race with the failure path's atomic add (one side not
 // transactional).
 func TestHTMTransactionsAreOneLock(t *testing.T) {
@@ -143,7 +144,7 @@ func TestHTMTransactionsAreOneLock(t *testing.T) {
 		}
 		txnTxn, txnAtomic := 0, 0
 		for _, r := range res.Races {
-			inTxn := func(st []report.Frame) bool { return len(st) > 0 && st[0].Func == "iteration" && st[0].Line == 17 }
+			inTxn := func(st []report.Frame) bool { return len(st) > 0 && st[0].Func == "iteration" && st[0].Line == 15 }
 			a, b := inTxn(r.StackA), inTxn(r.StackB)
 			switch {
 			case a && b:
