@@ -10,7 +10,7 @@ import (
 
 // maximalSize is the size of the maximal state space of fixture name
 // (thesis -M: every data-race PP Quicksand finds) in the given mode.
-func maximalSize(t *testing.T, name string, abortCodes, stm bool, args ...string) int {
+func maximalSize(t *testing.T, name string, mode Spec, args ...string) int {
 	t.Helper()
 	path := "../fixtures/bin/" + name + ".elf"
 	image, err := os.ReadFile(path)
@@ -21,8 +21,8 @@ func maximalSize(t *testing.T, name string, abortCodes, stm bool, args ...string
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := Spec{Program: path, Kernel: pps.Kernel}
-	base.AbortCodes, base.STM = abortCodes, stm
+	base := mode
+	base.Program, base.Kernel = path, pps.Kernel
 	res, err := Quicksand(context.Background(), QuicksandSpec{Base: base,
 		Options: quicksand.Options{Budget: 100000, Deterministic: true, Maximal: true}}, image, Recording{}, QuicksandHooks{})
 	if err != nil {
@@ -39,21 +39,28 @@ func maximalSize(t *testing.T, name string, abortCodes, stm bool, args ...string
 // (Table 6.2's (2,1) rows), maximal state space with the data-race PPs
 // Quicksand finds: counter and fig63 explore 10 interleavings in the
 // baseline (the 8 success/abort permutations of two threads, and 2 with
-// the other thread inside the failure path's data race), and 4 and 1 in
-// STM mode (a conflict abort only after the conflicting access).
+// the other thread inside the failure path's data race); retry sets
+// prune 2 of counter's and 4 of fig63's (to the optimal 6); STM mode
+// leaves 4 and 1 (a conflict abort only after the conflicting access).
 func TestHTMFigure68(t *testing.T) {
+	var retry, stm Spec
+	retry.RetrySets = true
+	stm.AbortCodes, stm.STM = true, true
 	for _, c := range []struct {
-		name          string
-		baseline, stm int
+		name                 string
+		baseline, retry, stm int
 	}{
-		{"htm/counter", 10, 4},
-		{"htm/fig63", 10, 1},
+		{"htm/counter", 10, 8, 4},
+		{"htm/fig63", 10, 6, 1},
 	} {
-		if got := maximalSize(t, c.name, false, false); got != c.baseline {
-			t.Errorf("%s(2,1) baseline: %d interleavings, the thesis %d", c.name, got, c.baseline)
-		}
-		if got := maximalSize(t, c.name, true, true); got != c.stm {
-			t.Errorf("%s(2,1) STM: %d interleavings, the thesis %d", c.name, got, c.stm)
+		for _, m := range []struct {
+			name string
+			spec Spec
+			want int
+		}{{"baseline", Spec{}, c.baseline}, {"retry sets", retry, c.retry}, {"STM", stm, c.stm}} {
+			if got := maximalSize(t, c.name, m.spec); got != m.want {
+				t.Errorf("%s(2,1) %s: %d interleavings, the thesis %d", c.name, m.name, got, m.want)
+			}
 		}
 	}
 }

@@ -39,7 +39,9 @@ func (d *dporStrategy) Branch(x *Explorer, br *Branch) error {
 		races = br.NewPairs
 	}
 	for _, p := range races {
+		x.noteRace(p[0], p[1])
 		x.tagPair(p[0], p[1])
+		x.rsNext = nil
 	}
 	x.injectConflicts(br.NewPairs)
 	for _, p := range x.an.disabledFrom(x.lastDiv) {
@@ -171,6 +173,7 @@ func (x *Explorer) tagPair(i, j int) {
 		x.tag(i, p)
 		return
 	}
+	x.rsNext = nil // a retry set is for p's tag only
 	for _, q := range n.runnable {
 		if q != x.trs[i].Thread {
 			x.tag(i, q)

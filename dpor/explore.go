@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"landslide/estimator"
@@ -76,6 +77,10 @@ type node struct {
 	xb       []record.TID
 	inject   []record.Choice
 	injected []record.Choice
+	// Retry sets (retry.go): the constraints in force here, and those of
+	// the tags placed here.
+	consIn retryCons
+	rtags  map[record.TID]*RetryTag
 }
 
 // Explorer explores one machine: it is the exploration path (the current
@@ -108,6 +113,10 @@ type Explorer struct {
 	// sampling: the strategy does not enumerate the tree (random walks),
 	// so the estimator's size, proportion and ETA mean nothing.
 	sampling bool
+	// rsNext is the retry set of the race being tagged (retry.go);
+	// consNext the constraints for the node being pushed.
+	rsNext   retryCons
+	consNext retryCons
 }
 
 // New prepares an exploration of m from its current state (which must be
@@ -155,7 +164,7 @@ func (n *node) marked() int { return len(n.explored) + len(n.tagged) + len(n.inj
 
 // pushNode records the PP the machine is at.
 func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
-	n := node{snap: x.m.Snapshot(), runnable: x.m.Runnable(), prev: prev, voluntary: vol, pre: pre}
+	n := node{snap: x.m.Snapshot(), runnable: x.m.Runnable(), prev: prev, voluntary: vol, pre: pre, consIn: x.consNext}
 	if k := len(x.nodes); k > 0 {
 		n.xb = xbeginAfter(x.nodes[k-1].xb, x.trs[k-1])
 	}
@@ -336,6 +345,7 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 	for {
 		n := &x.nodes[len(x.nodes)-1]
 		ch := pending
+		fromTag := pending.Thread != 0
 		pending = record.Choice{}
 		if ch.Thread == 0 {
 			ch.Thread = x.strat.Pick(x)
@@ -346,6 +356,14 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		q := ch.Thread
 		pre := n.pre + n.cost(q)
 		n.chosen = q
+		var forced bool
+		if x.opt.RetrySets {
+			v := ch.Value
+			ch, x.consNext = x.constrain(len(x.nodes)-1, ch, fromTag)
+			if forced = ch.Value != v; forced && !slices.Contains(n.injected, ch) {
+				n.injected = append(n.injected, ch) // tried (as the retry set's)
+			}
+		}
 		if ch.Value == 0 {
 			if !contains(n.explored, q) {
 				n.explored = append(n.explored, q)
@@ -448,6 +466,11 @@ func (x *Explorer) tag(i int, q record.TID) {
 	case x.strat.Skip(x, i, record.Choice{Thread: q}):
 	default:
 		n.tagged = append(n.tagged, q)
+		x.noteTag(i, q)
+		return
+	}
+	if contains(n.tagged, q) {
+		x.noteTag(i, q)
 	}
 }
 

@@ -3,6 +3,7 @@ package dpor
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"landslide/estimator"
@@ -50,6 +51,9 @@ type FrontierNode struct {
 	Xbegin   []record.TID    `msgpack:",omitempty"`
 	Inject   []record.Choice `msgpack:",omitempty"`
 	Injected []record.Choice `msgpack:",omitempty"`
+	// Retry sets: the constraints in force and those of the tags.
+	Cons      map[record.TID]uint8     `msgpack:",omitempty"`
+	RetryTags map[record.TID]*RetryTag `msgpack:",omitempty"`
 }
 
 // Frontier returns the explorer's state. Call it from OnBranch (between
@@ -76,7 +80,8 @@ func (x *Explorer) Frontier() *Frontier {
 		n := &x.nodes[i]
 		f.Nodes[i] = FrontierNode{Runnable: slices.Clone(n.runnable), Prev: n.prev, Voluntary: n.voluntary,
 			Pre: n.pre, Chosen: n.chosen, Explored: slices.Clone(n.explored), Tagged: slices.Clone(n.tagged),
-			Xbegin: slices.Clone(n.xb), Inject: slices.Clone(n.inject), Injected: slices.Clone(n.injected)}
+			Xbegin: slices.Clone(n.xb), Inject: slices.Clone(n.inject), Injected: slices.Clone(n.injected),
+			Cons: maps.Clone(n.consIn), RetryTags: cloneRetryTags(n.rtags)}
 	}
 	return f
 }
@@ -112,6 +117,11 @@ func (f *Frontier) validate() error {
 		for _, q := range append(slices.Clone(n.Explored), n.Tagged...) {
 			if !slices.Contains(n.Runnable, q) {
 				return bad("node %d: thread %d explored or tagged but not runnable", i, q)
+			}
+		}
+		for _, t := range n.RetryTags {
+			if t == nil {
+				return bad("node %d: empty retry tag", i)
 			}
 		}
 		for _, c := range append(slices.Clone(n.Injected), n.Inject...) {
@@ -167,7 +177,8 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 	for i, n := range f.Nodes {
 		x.nodes[i] = node{runnable: slices.Clone(n.Runnable), prev: n.Prev, voluntary: n.Voluntary, pre: n.Pre,
 			chosen: n.Chosen, explored: slices.Clone(n.Explored), tagged: slices.Clone(n.Tagged),
-			xb: slices.Clone(n.Xbegin), inject: slices.Clone(n.Inject), injected: slices.Clone(n.Injected)}
+			xb: slices.Clone(n.Xbegin), inject: slices.Clone(n.Inject), injected: slices.Clone(n.Injected),
+			consIn: maps.Clone(n.Cons), rtags: cloneRetryTags(n.RetryTags)}
 	}
 	x.nodes[0].snap = m.Snapshot()
 	x.trs = slices.Clone(f.Transitions)

@@ -94,7 +94,7 @@ func (n *node) tried(c record.Choice) bool {
 // injectRetry injects RETRY for q at node i if q is at an _xbegin there
 // and the mode has retry aborts.
 func (x *Explorer) injectRetry(i int, q record.TID) {
-	if !x.opt.STM && x.atXbegin(i, q) {
+	if !x.opt.STM && x.atXbegin(i, q) && x.retryAllows(i, q) {
 		x.inject(i, q, record.XabortRetry)
 	}
 }

@@ -37,6 +37,8 @@ type Spec struct {
 	// causes too), STM injects no RETRY (-S: conflict aborts only).
 	AbortCodes bool `msgpack:",omitempty"`
 	STM        bool `msgpack:",omitempty"`
+	// RetrySets is the thesis's retry-set reduction (-R, retry.go).
+	RetrySets bool `msgpack:",omitempty"`
 }
 
 // Bound returns a MaxBound of b preemptions.

@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -13,12 +14,14 @@ import (
 )
 
 // htmModes are the transactional-memory modes of thesis §6.2.1: -X
-// (RETRY aborts), -X -A (distinct abort codes), -X -A -S (STM).
+// (RETRY aborts), -X -R (retry sets), -X -A (distinct abort codes),
+// -X -A -S (STM).
 var htmModes = []struct {
 	name string
 	spec dpor.Spec
 }{
 	{"retry", dpor.Spec{}},
+	{"retry sets", dpor.Spec{RetrySets: true}},
 	{"abort codes", dpor.Spec{AbortCodes: true}},
 	{"stm", dpor.Spec{AbortCodes: true, STM: true}},
 }
@@ -94,7 +97,7 @@ func TestHTMVerdicts(t *testing.T) {
 // enumeration with the data-race PPs is too large).
 func TestHTMAgainstFullEnumeration(t *testing.T) {
 	for _, name := range []string{"htm/counter", "htm/fig63", "htm/htm2"} {
-		for _, m := range htmModes[:2] {
+		for _, m := range htmModes[:3] {
 			full := m.spec
 			full.Strategy, full.KeepGoing = "full", true
 			all := m.spec
@@ -155,6 +158,74 @@ func TestHTMTransactionsAreOneLock(t *testing.T) {
 		}
 		if txnTxn != 0 || txnAtomic == 0 {
 			t.Errorf("%v: %d transaction/transaction and %d transaction/atomic candidates; want none and some", mode, txnTxn, txnAtomic)
+		}
+	}
+}
+
+// htmOutcomes explores fixture name with the given strategy and returns
+// the set of outputs its interleavings print, and how many it explored.
+func htmOutcomes(t *testing.T, name string, spec dpor.Spec, racePPs bool, args ...string) (map[string]bool, int) {
+	t.Helper()
+	f, img := image(t, name)
+	cfg := kernel.Config{Args: append([]string{f.Path()}, args...), HTM: kernel.HTMConfig{AbortCodes: spec.AbortCodes}}
+	if racePPs {
+		pcs, err := kernel.SharedMemoryPCs(img, []string{"iteration"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.DataRacePCs = pcs
+	}
+	k, err := kernel.New(img, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	spec.KeepGoing = true
+	x, err := dpor.New(k, dpor.Options{Spec: spec, OnBranch: func(b *dpor.Branch) dpor.Stop {
+		if b.Bug != nil {
+			t.Errorf("%s %v: %v", name, args, b.Bug)
+		}
+		out[string(k.Output())] = true
+		return dpor.Continue
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := x.Run(context.Background())
+	if err != nil || !res.Complete {
+		t.Fatalf("%s %v: %v, complete %v", name, args, err, res != nil && res.Complete)
+	}
+	return out, res.Executed
+}
+
+// TestHTMOutcomes: the soundness oracle for abort injection and the
+// reductions. observe prints the log of which thread committed or
+// aborted in which order; DPOR, with and without retry sets and with
+// distinct abort codes, must reach exactly the logs full enumeration
+// (every thread and every abort at every PP) reaches.
+func TestHTMOutcomes(t *testing.T) {
+	for _, c := range []struct {
+		racePPs bool
+		args    []string
+		modes   []int // of htmModes
+	}{
+		{true, []string{"2", "1", "check"}, []int{0, 1, 2}},
+		{false, []string{"2", "2", "check"}, []int{0, 1, 2}},
+		{false, []string{"3", "1", "check"}, []int{1}}, // three threads: where retry sets saturate
+	} {
+		for _, i := range c.modes {
+			m := htmModes[i]
+			full := m.spec
+			full.Strategy, full.RetrySets = "full", false // the same ground truth
+			want, nf := htmOutcomes(t, "htm/observe", full, c.racePPs, c.args...)
+			got, nd := htmOutcomes(t, "htm/observe", m.spec, c.racePPs, c.args...)
+			if len(want) < 2 {
+				t.Fatalf("observe %v: %d outcomes: no test", c.args, len(want))
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("observe %v (%s, race PPs %v): %d outcomes in %d interleavings, full enumeration %d in %d",
+					c.args, m.name, c.racePPs, len(got), nd, len(want), nf)
+			}
 		}
 	}
 }

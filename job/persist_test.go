@@ -52,6 +52,10 @@ func TestResumeFromStore(t *testing.T) {
 		{"ref/mutex_test", Config{Spec: Spec{Kernel: kernel.Config{SyncPPs: []string{"mutex_lock", "mutex_unlock"}}, TestingMutexes: true}}, []int{1, 300, 301, 1000, 2000}},
 		{"sem_if/paradise_lost", Config{Spec: Spec{Spec: dpor.Spec{Strategy: "icb"}}}, []int{50, 200, 420}},
 		{"ref/broadcast_test", Config{Spec: Spec{Kernel: kernel.Config{Filters: thesisFilters}, Spec: dpor.Spec{NoSleepSets: true}}}, []int{10, 90}},
+		// Transactional memory: injected aborts, their tags and retry
+		// sets are part of the frontier.
+		{"htm/htm2", Config{Spec: Spec{Kernel: kernel.Config{Args: []string{"htm2", "2", "2"}}, Spec: dpor.Spec{RetrySets: true}}}, []int{1, 40, 41, 150}},
+		{"htm/htm2", Config{Spec: Spec{Kernel: kernel.Config{Args: []string{"htm2", "3", "1"}}, Spec: dpor.Spec{AbortCodes: true}}}, []int{7, 100, 400}},
 	}
 	for _, c := range cases {
 		f, img := image(t, c.name)

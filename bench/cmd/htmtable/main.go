@@ -1,0 +1,115 @@
+// Command htmtable regenerates the Table 6.2 analogue of BENCHMARKS.md:
+// the size of the maximal state space (Quicksand's -M, every data-race
+// PP it finds, the interleaving clock) of each transactional-memory test
+// of fixtures/src/htm at the sizes the thesis lists, under the baseline
+// (RETRY aborts), retry sets (-R) and STM (-A -S), beside the thesis's
+// figures.
+//
+//	go run ./bench/cmd/htmtable -limit 10m > /tmp/htmtable.md
+//
+// Each cell runs until its state space completes, the interleaving
+// budget is spent, or -limit of wall time passes (then it shows "> N",
+// the interleavings explored). Progress goes to stderr.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"landslide/check"
+	"landslide/fixtures"
+	"landslide/quicksand"
+)
+
+// row is one test and size with the thesis's Table 6.2 sizes (baseline,
+// retry sets, STM; "" where the thesis has none or an estimate).
+type row struct {
+	test   string
+	k, n   int
+	thesis [3]string
+}
+
+var rows = []row{
+	{"htm2", 2, 1, [3]string{"22", "15", "4"}},
+	{"htm2", 2, 2, [3]string{"1446", "334", "286"}},
+	{"htm2", 2, 3, [3]string{"86536", "6366", "24740"}},
+	{"htm2", 3, 1, [3]string{"774", "224", "140"}},
+	{"htm2", 4, 1, [3]string{"212146", "11973", "44995"}},
+	{"counter", 2, 1, [3]string{"10", "8", "4"}},
+	{"counter", 2, 2, [3]string{"190", "102", "48"}},
+	{"counter", 2, 4, [3]string{"86950", "25398", "19128"}},
+	{"counter", 3, 2, [3]string{"60606", "44862", "14304"}},
+	{"counter", 4, 1, [3]string{"3006", "1296", "848"}},
+	{"swap", 2, 1, [3]string{"99", "59", "4"}},
+	{"swap", 2, 2, [3]string{"277824", "19542", "11600"}},
+	{"swap", 3, 1, [3]string{"60912", "10706", "1014"}},
+	{"fig63", 2, 1, [3]string{"10", "6", "1"}},
+	{"fig63", 2, 4, [3]string{"36600", "14512", "1"}},
+	{"fig63", 4, 1, [3]string{"3064", "130", "1"}},
+}
+
+func main() {
+	limit := flag.Duration("limit", 10*time.Minute, "wall time of one cell")
+	budget := flag.Int("budget", 10_000_000, "interleavings of one cell (Quicksand's --interleaving-budget)")
+	flag.Parse()
+	modes := []struct {
+		name string
+		spec check.Spec
+	}{{"baseline", check.Spec{}}, {"retry sets", check.Spec{}}, {"STM", check.Spec{}}}
+	modes[1].spec.RetrySets = true
+	modes[2].spec.AbortCodes, modes[2].spec.STM = true, true
+
+	fmt.Println("| test (K,N) | baseline | thesis | retry sets (-R) | thesis | STM (-A -S) | thesis |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		line := fmt.Sprintf("| %s(%d,%d)", r.test, r.k, r.n)
+		for i, m := range modes {
+			got, err := cell(r, m.spec, *budget, *limit)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "htmtable: %s(%d,%d) %s: %v\n", r.test, r.k, r.n, m.name, err)
+				os.Exit(1)
+			}
+			fmt.Fprintf(os.Stderr, "htmtable: %s(%d,%d) %s: %s\n", r.test, r.k, r.n, m.name, got)
+			line += fmt.Sprintf(" | %s | %s", got, r.thesis[i])
+		}
+		fmt.Println(line + " |")
+	}
+}
+
+// cell is the maximal state space's size, or "> N" when it did not
+// complete within the budget or the time limit.
+func cell(r row, mode check.Spec, budget int, limit time.Duration) (string, error) {
+	f, ok := fixtures.Lookup("htm/" + r.test)
+	if !ok {
+		return "", fmt.Errorf("no fixture htm/%s", r.test)
+	}
+	image, err := os.ReadFile(f.Path())
+	if err != nil {
+		return "", err
+	}
+	args := []string{f.Path(), fmt.Sprint(r.k), fmt.Sprint(r.n)}
+	pps, err := check.ResolvePPs(image, check.PPRequest{Args: args})
+	if err != nil {
+		return "", err
+	}
+	base := mode
+	base.Program, base.Kernel = f.Path(), pps.Kernel
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	res, err := check.Quicksand(ctx, check.QuicksandSpec{Base: base,
+		Options: quicksand.Options{Budget: time.Duration(budget), Deterministic: true, Maximal: true}}, image, check.Recording{}, check.QuicksandHooks{})
+	if err != nil {
+		return "", err
+	}
+	last := res.Sched.Jobs[len(res.Sched.Jobs)-1]
+	if last.Status != quicksand.Complete {
+		return fmt.Sprintf("> %d", last.Interleavings), nil
+	}
+	if res.Verdict.Outcome != check.Verified {
+		return "", fmt.Errorf("not verified: %s", res.Verdict.Message)
+	}
+	return fmt.Sprint(last.Interleavings), nil
+}

@@ -1,0 +1,156 @@
+package dpor
+
+import (
+	"maps"
+
+	"landslide/record"
+)
+
+// Retry sets (thesis §6.2.5, Spec.RetrySets): when DPOR tags a thread to
+// reverse a race of which one side is a committed transaction, it
+// records the pair of _xbegin results that made the race (the retry
+// set) with the tag. In the subtree the tag explores, those threads take
+// those results where they next pass their _xbegin, and their other
+// results are not tried there: reordering them is independent of the
+// race the tag reverses, and another race would tag them itself. A tag
+// also placed for a race without a transaction is free (no set). Like
+// the thesis's, the reduction has no proof; its exact counts (Fig. 6.8)
+// and the soundness tests check it.
+
+// Results a retry set allows a thread.
+const (
+	resSuccess uint8 = 1 << iota // the transaction starts
+	resAbort                     // _xbegin returns an abort status
+)
+
+// retryCons maps threads to the _xbegin results allowed at their next
+// pass (absent threads are free).
+type retryCons map[record.TID]uint8
+
+// RetryTag is what the retry sets of the races that tagged a thread at
+// a node allow: free (some race without a transaction tagged it) or the
+// union of the sets.
+type RetryTag struct {
+	Free bool
+	Cons retryCons
+}
+
+// cloneRetryTags copies a node's retry tags (nil for none).
+func cloneRetryTags(m map[record.TID]*RetryTag) map[record.TID]*RetryTag {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[record.TID]*RetryTag, len(m))
+	for q, t := range m {
+		if t != nil {
+			out[q] = &RetryTag{Free: t.Free, Cons: maps.Clone(t.Cons)}
+		}
+	}
+	return out
+}
+
+// result is the _xbegin result behind transition k: the value thread
+// trs[k].Thread chose at its latest pass of an _xbegin up to k, whether
+// k is that transaction's body, and false if the thread passed none.
+func (x *Explorer) result(k int) (bits uint8, txn, ok bool) {
+	q := x.trs[k].Thread
+	for m := k; m >= 0; m-- {
+		if x.trs[m].Thread != q || !x.atXbegin(m, q) {
+			continue
+		}
+		if x.choiceValue(m) != 0 {
+			return resAbort, false, true
+		}
+		return resSuccess, m == k, true
+	}
+	return 0, false, false
+}
+
+// noteRace prepares the retry set of race (i, j) for the tag tagPair is
+// about to place (nil: free).
+func (x *Explorer) noteRace(i, j int) {
+	x.rsNext = nil
+	if !x.opt.RetrySets || j >= len(x.choices) {
+		return
+	}
+	ri, ti, oki := x.result(i)
+	rj, tj, okj := x.result(j)
+	if !ti && !tj {
+		return
+	}
+	c := retryCons{}
+	if oki {
+		c[x.trs[i].Thread] = ri
+	}
+	if okj {
+		c[x.trs[j].Thread] = rj
+	}
+	x.rsNext = c
+}
+
+// noteTag merges the prepared retry set into the tag of thread q at
+// node i.
+func (x *Explorer) noteTag(i int, q record.TID) {
+	if !x.opt.RetrySets {
+		return
+	}
+	n := &x.nodes[i]
+	if x.rsNext == nil { // free, as a tag without an entry is
+		if t := n.rtags[q]; t != nil {
+			t.Free, t.Cons = true, nil
+		}
+		return
+	}
+	if n.rtags == nil {
+		n.rtags = map[record.TID]*RetryTag{}
+	}
+	t := n.rtags[q]
+	if t == nil {
+		t = &RetryTag{Cons: retryCons{}}
+		n.rtags[q] = t
+	}
+	if !t.Free {
+		for th, bits := range x.rsNext {
+			t.Cons[th] |= bits
+		}
+	}
+}
+
+// constrain applies the constraints in force to choice ch of thread q at
+// node k (fromTag: the branch starts here with q's tag): a thread at its
+// _xbegin that a retry set allows only an abort aborts. It returns the
+// choice and the constraints for the next node.
+func (x *Explorer) constrain(k int, ch record.Choice, fromTag bool) (record.Choice, retryCons) {
+	n := &x.nodes[k]
+	cons := n.consIn
+	if fromTag && ch.Value == 0 {
+		if t := n.rtags[ch.Thread]; t != nil && !t.Free && len(t.Cons) > 0 {
+			cons = maps.Clone(cons)
+			if cons == nil {
+				cons = retryCons{}
+			}
+			maps.Copy(cons, t.Cons)
+		}
+	}
+	if !x.atXbegin(k, ch.Thread) {
+		return ch, cons
+	}
+	if bits, ok := cons[ch.Thread]; ok {
+		if ch.Value == 0 && bits&resSuccess == 0 {
+			ch.Value = record.XabortRetry
+		}
+		cons = maps.Clone(cons)
+		delete(cons, ch.Thread) // it has passed
+		if len(cons) == 0 {
+			cons = nil
+		}
+	}
+	return ch, cons
+}
+
+// retryAllows reports whether the constraints at node i let thread q
+// abort at its _xbegin.
+func (x *Explorer) retryAllows(i int, q record.TID) bool {
+	bits, ok := x.nodes[i].consIn[q]
+	return !ok || bits&resAbort != 0
+}
