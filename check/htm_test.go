@@ -64,3 +64,20 @@ func TestHTMFigure68(t *testing.T) {
 		}
 	}
 }
+
+// TestHTM2Verifies: htm2 (thesis Fig. 6.4) verifies at (2,1), (2,2) and
+// (3,1) in every mode (maximalSize fails unless the maximal state space
+// completes with no bug and covers every race candidate).
+func TestHTM2Verifies(t *testing.T) {
+	var retry, codes, stm Spec
+	retry.RetrySets = true
+	codes.AbortCodes = true
+	stm.AbortCodes, stm.STM = true, true
+	for _, size := range [][]string{{"2", "1"}, {"2", "2"}, {"3", "1"}} {
+		for _, mode := range []Spec{{}, retry, codes, stm} {
+			if n := maximalSize(t, "htm/htm2", mode, size...); n < 4 {
+				t.Errorf("htm2%v: %d interleavings", size, n)
+			}
+		}
+	}
+}

@@ -95,12 +95,6 @@ func (x *Explorer) noteTag(i int, q record.TID) {
 		return
 	}
 	n := &x.nodes[i]
-	if x.rsNext == nil { // free, as a tag without an entry is
-		if t := n.rtags[q]; t != nil {
-			t.Free, t.Cons = true, nil
-		}
-		return
-	}
 	if n.rtags == nil {
 		n.rtags = map[record.TID]*RetryTag{}
 	}
@@ -108,6 +102,12 @@ func (x *Explorer) noteTag(i int, q record.TID) {
 	if t == nil {
 		t = &RetryTag{Cons: retryCons{}}
 		n.rtags[q] = t
+	}
+	if x.rsNext == nil {
+		// Free for good: a later retry set must not restrict what this
+		// race's reversal explores.
+		t.Free, t.Cons = true, nil
+		return
 	}
 	if !t.Free {
 		for th, bits := range x.rsNext {

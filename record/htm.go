@@ -1,5 +1,10 @@
 package record
 
+import (
+	"fmt"
+	"strings"
+)
+
 // _xbegin's results, as GCC's RTM intrinsics define them (sdk's htm.h
 // has the same values): XbeginStarted, or an abort status whose bits say
 // why, with _xabort's argument in bits 24-31.
@@ -12,3 +17,26 @@ const (
 	XabortDebug    = 1 << 4
 	XabortNested   = 1 << 5
 )
+
+// AbortText names an abort status as htm.h's bits do: "RETRY",
+// "CONFLICT", "EXPLICIT 0x2a" (with _xabort's code).
+func AbortText(status uint64) string {
+	var parts []string
+	for _, b := range []struct {
+		bit  uint64
+		name string
+	}{{XabortExplicit, "EXPLICIT"}, {XabortRetry, "RETRY"}, {XabortConflict, "CONFLICT"},
+		{XabortCapacity, "CAPACITY"}, {XabortDebug, "DEBUG"}, {XabortNested, "NESTED"}} {
+		if status&b.bit != 0 {
+			parts = append(parts, b.name)
+		}
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("no reason given (status %#x)", status)
+	}
+	s := strings.Join(parts, "|")
+	if status&XabortExplicit != 0 {
+		s += fmt.Sprintf(" %#02x", status>>24&0xFF)
+	}
+	return s
+}

@@ -94,6 +94,12 @@ func SyncEventText(e record.SyncEvent) string {
 		return fmt.Sprintf("allocated block %d.%d at %#x", e.Block, e.Gen, e.Arg)
 	case record.SyncFree:
 		return fmt.Sprintf("freed block %d.%d at %#x", e.Block, e.Gen, e.Arg)
+	case record.SyncTxnBegin:
+		return "transaction began"
+	case record.SyncTxnEnd:
+		return "transaction committed"
+	case record.SyncTxnAbort:
+		return fmt.Sprintf("transaction aborted (%s)", record.AbortText(e.Arg))
 	}
 	s := e.Kind.String()
 	if e.Func != record.NoSyncFunc {
@@ -275,6 +281,8 @@ func SyncEventTrace(e record.SyncEvent) string {
 		return fmt.Sprintf("%s %s(0x%x)", e.Kind, e.Func, e.Arg)
 	case record.SyncAlloc, record.SyncFree:
 		return fmt.Sprintf("%s block #%d (generation %d) at 0x%x", e.Kind, e.Block, e.Gen, e.Arg)
+	case record.SyncTxnAbort:
+		return fmt.Sprintf("txn_abort (%s)", record.AbortText(e.Arg))
 	}
 	return e.Kind.String()
 }

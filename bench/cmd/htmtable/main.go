@@ -10,6 +10,13 @@
 // Each cell runs until its state space completes, the interleaving
 // budget is spent, or -limit of wall time passes (then it shows "> N",
 // the interleavings explored). Progress goes to stderr.
+//
+// With -bugs it prints the Table 6.1 analogue instead: the CPU time to
+// the first bug of htm1 and swapbug (all jobs) and the interleavings the
+// buggy job explored, as the thesis counts them, under Quicksand (one
+// worker, the interleaving clock) and under -M.
+//
+//	go run ./bench/cmd/htmtable -bugs > /tmp/htmbugs.md
 package main
 
 import (
@@ -54,7 +61,12 @@ var rows = []row{
 func main() {
 	limit := flag.Duration("limit", 10*time.Minute, "wall time of one cell")
 	budget := flag.Int("budget", 10_000_000, "interleavings of one cell (Quicksand's --interleaving-budget)")
+	bugs := flag.Bool("bugs", false, "time to the first bug (Table 6.1) instead of state-space sizes")
 	flag.Parse()
+	if *bugs {
+		bugTable(*budget, *limit)
+		return
+	}
 	modes := []struct {
 		name string
 		spec check.Spec
@@ -112,4 +124,67 @@ func cell(r row, mode check.Spec, budget int, limit time.Duration) (string, erro
 		return "", fmt.Errorf("not verified: %s", res.Verdict.Message)
 	}
 	return fmt.Sprint(last.Interleavings), nil
+}
+
+// bugRows are Table 6.1's tests with the thesis's Quicksand and -M
+// interleavings to the bug.
+var bugRows = []row{
+	{"htm1", 2, 1, [3]string{"5", "5"}},
+	{"htm1", 2, 4, [3]string{"33", "33"}},
+	{"htm1", 3, 4, [3]string{"33", "33"}},
+	{"htm1", 4, 2, [3]string{"9", "9"}},
+	{"swapbug", 2, 1, [3]string{"6", "33"}},
+	{"swapbug", 2, 4, [3]string{"34", "537"}},
+	{"swapbug", 3, 1, [3]string{"32", "1016"}},
+	{"swapbug", 3, 2, [3]string{"262", "> 1 h"}},
+}
+
+func bugTable(budget int, limit time.Duration) {
+	fmt.Println("| test (K,N) | Quicksand: CPU, buggy job's interleavings (all jobs') | thesis | -M: CPU, interleavings | thesis |")
+	fmt.Println("|---|---:|---:|---:|---:|")
+	for _, r := range bugRows {
+		line := fmt.Sprintf("| %s(%d,%d)", r.test, r.k, r.n)
+		for i, maximal := range []bool{false, true} {
+			got, err := firstBug(r, maximal, budget, limit)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "htmtable: %s(%d,%d): %v\n", r.test, r.k, r.n, err)
+				os.Exit(1)
+			}
+			fmt.Fprintf(os.Stderr, "htmtable: %s(%d,%d) maximal %v: %s\n", r.test, r.k, r.n, maximal, got)
+			line += fmt.Sprintf(" | %s | %s", got, r.thesis[i])
+		}
+		fmt.Println(line + " |")
+	}
+}
+
+// firstBug runs Quicksand (or -M) to the first bug: its CPU time and the
+// interleavings of all its jobs.
+func firstBug(r row, maximal bool, budget int, limit time.Duration) (string, error) {
+	f, _ := fixtures.Lookup("htm/" + r.test)
+	image, err := os.ReadFile(f.Path())
+	if err != nil {
+		return "", err
+	}
+	args := []string{f.Path(), fmt.Sprint(r.k), fmt.Sprint(r.n)}
+	pps, err := check.ResolvePPs(image, check.PPRequest{Args: args})
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	res, err := check.Quicksand(ctx, check.QuicksandSpec{Base: check.Spec{Program: f.Path(), Kernel: pps.Kernel},
+		Options: quicksand.Options{Budget: time.Duration(budget), Deterministic: true, Maximal: maximal, FirstBug: true}},
+		image, check.Recording{}, check.QuicksandHooks{})
+	if err != nil {
+		return "", err
+	}
+	if len(res.Bugs) == 0 {
+		return fmt.Sprintf("no bug in %.0f s (%d)", res.CPU.Seconds(), int64(res.Sched.Now)), nil
+	}
+	b := res.Bugs[0]
+	n := res.Sched.Jobs[b.Job-1].Interleavings
+	if maximal {
+		return fmt.Sprintf("%.1f s, %d", res.CPU.Seconds(), n), nil
+	}
+	return fmt.Sprintf("%.1f s, %d (%d)", res.CPU.Seconds(), n, int64(b.FoundAt)), nil
 }
