@@ -7,7 +7,9 @@
 #ifndef _SYSCALL_H
 #define _SYSCALL_H
 
+#include <assert.h> /* as in the Pebbles basecode: assert and NULL come with it */
 #include <landslide_abi.h>
+#include <stddef.h>
 #include <ureg.h>
 #include <video_defines.h>
 

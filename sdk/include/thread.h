@@ -2,6 +2,8 @@
 #ifndef _THREAD_H
 #define _THREAD_H
 
+#include <assert.h> /* as in the Pebbles basecode: assert and NULL come with it */
+#include <stddef.h>
 #include <mutex.h>
 #include <cond.h>
 #include <sem.h>

@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCCPebblesCompat: a program written for the original Landslide's TM
+// support (P2 headers and htm.h only, assert and NULL through them)
+// builds unchanged, and explore finds its failure-path bug.
+func TestCCPebblesCompat(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "compat.elf")
+	if code, _, stderr := runCLI("cc", "-o", out, "testdata/compat/pebbles_htm.c"); code != ExitOK {
+		t.Fatalf("cc: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := runCLI("explore", out, "--no-store", "--quiet", "--data-race-func", "worker")
+	if code != ExitBug || !strings.Contains(stdout, "failed assertion `x == before + 1'") {
+		t.Errorf("explore: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestCCOverlay: cc --overlay builds against the reference library with
+// its files replaced by the overlay's (here the seeded nonatomic_mutex
+// bug: mutex_lock tests and sets with a plain load and store), so
+// mutex_test fails where the reference build verifies; --overlay with
+// another --lib is refused.
+func TestCCOverlay(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		overlay []string
+		want    int
+	}{{nil, ExitOK}, {[]string{"--overlay", "../fixtures/src/lib/nonatomic_mutex"}, ExitBug}} {
+		out := filepath.Join(dir, "mutex_test.elf")
+		args := append([]string{"cc", "-o", out}, c.overlay...)
+		if code, _, stderr := runCLI(append(args, "../fixtures/src/tests/mutex_test.c")...); code != ExitOK {
+			t.Fatalf("cc %v: exit %d\n%s", c.overlay, code, stderr)
+		}
+		code, stdout, stderr := runCLI("explore", out, "--no-store", "--quiet", "--data-race-func", "mutex_lock", "--max-interleavings", "20000")
+		if code != c.want {
+			t.Errorf("cc %v, explore: exit %d, want %d\n%s\n%s", c.overlay, code, c.want, stdout, stderr)
+		}
+	}
+	code, _, stderr := runCLI("cc", "-o", filepath.Join(dir, "x.elf"), "--lib", "none", "--overlay", "../fixtures/src/lib/nonatomic_mutex", "../fixtures/src/tests/mutex_test.c")
+	if code != ExitUsage || !strings.Contains(stderr, "--overlay") {
+		t.Errorf("cc --lib none --overlay: exit %d, %q", code, stderr)
+	}
+}
