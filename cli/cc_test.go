@@ -14,7 +14,7 @@ func TestCCPebblesCompat(t *testing.T) {
 	if code, _, stderr := runCLI("cc", "-o", out, "testdata/compat/pebbles_htm.c"); code != ExitOK {
 		t.Fatalf("cc: exit %d\n%s", code, stderr)
 	}
-	code, stdout, stderr := runCLI("explore", out, "--no-store", "--quiet", "--data-race-func", "worker")
+	code, stdout, stderr := runCLI("explore", out, "--no-store", "--quiet", "--trace-dir", t.TempDir(), "--data-race-func", "worker")
 	if code != ExitBug || !strings.Contains(stdout, "failed assertion `x == before + 1'") {
 		t.Errorf("explore: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -36,7 +36,7 @@ func TestCCOverlay(t *testing.T) {
 		if code, _, stderr := runCLI(append(args, "../fixtures/src/tests/mutex_test.c")...); code != ExitOK {
 			t.Fatalf("cc %v: exit %d\n%s", c.overlay, code, stderr)
 		}
-		code, stdout, stderr := runCLI("explore", out, "--no-store", "--quiet", "--data-race-func", "mutex_lock", "--max-interleavings", "20000")
+		code, stdout, stderr := runCLI("explore", out, "--no-store", "--quiet", "--trace-dir", dir, "--data-race-func", "mutex_lock", "--max-interleavings", "20000")
 		if code != c.want {
 			t.Errorf("cc %v, explore: exit %d, want %d\n%s\n%s", c.overlay, code, c.want, stdout, stderr)
 		}

@@ -91,24 +91,32 @@ func main() {
 	}
 }
 
-// cell is the maximal state space's size, or "> N" when it did not
-// complete within the budget or the time limit.
-func cell(r row, mode check.Spec, budget int, limit time.Duration) (string, error) {
+// spec is the row's program, at its size, with mode's options, and its
+// image.
+func (r row) spec(mode check.Spec) (check.Spec, []byte, error) {
 	f, ok := fixtures.Lookup("htm/" + r.test)
 	if !ok {
-		return "", fmt.Errorf("no fixture htm/%s", r.test)
+		return mode, nil, fmt.Errorf("no fixture htm/%s", r.test)
 	}
 	image, err := os.ReadFile(f.Path())
 	if err != nil {
-		return "", err
+		return mode, nil, err
 	}
-	args := []string{f.Path(), fmt.Sprint(r.k), fmt.Sprint(r.n)}
-	pps, err := check.ResolvePPs(image, check.PPRequest{Args: args})
+	pps, err := check.ResolvePPs(image, check.PPRequest{Args: []string{f.Path(), fmt.Sprint(r.k), fmt.Sprint(r.n)}})
+	if err != nil {
+		return mode, nil, err
+	}
+	mode.Program, mode.Kernel = f.Path(), pps.Kernel
+	return mode, image, nil
+}
+
+// cell is the maximal state space's size, or "> N" when it did not
+// complete within the budget or the time limit.
+func cell(r row, mode check.Spec, budget int, limit time.Duration) (string, error) {
+	base, image, err := r.spec(mode)
 	if err != nil {
 		return "", err
 	}
-	base := mode
-	base.Program, base.Kernel = f.Path(), pps.Kernel
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	res, err := check.Quicksand(ctx, check.QuicksandSpec{Base: base,
@@ -160,19 +168,13 @@ func bugTable(budget int, limit time.Duration) {
 // firstBug runs Quicksand (or -M) to the first bug: its CPU time and the
 // interleavings of all its jobs.
 func firstBug(r row, maximal bool, budget int, limit time.Duration) (string, error) {
-	f, _ := fixtures.Lookup("htm/" + r.test)
-	image, err := os.ReadFile(f.Path())
-	if err != nil {
-		return "", err
-	}
-	args := []string{f.Path(), fmt.Sprint(r.k), fmt.Sprint(r.n)}
-	pps, err := check.ResolvePPs(image, check.PPRequest{Args: args})
+	base, image, err := r.spec(check.Spec{})
 	if err != nil {
 		return "", err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	res, err := check.Quicksand(ctx, check.QuicksandSpec{Base: check.Spec{Program: f.Path(), Kernel: pps.Kernel},
+	res, err := check.Quicksand(ctx, check.QuicksandSpec{Base: base,
 		Options: quicksand.Options{Budget: time.Duration(budget), Deterministic: true, Maximal: maximal, FirstBug: true}},
 		image, check.Recording{}, check.QuicksandHooks{})
 	if err != nil {
