@@ -115,26 +115,40 @@ func between(r *rand.Rand, d time.Duration, lo, hi float64) time.Duration {
 // final interleaving count, race candidates and verification equal an
 // uninterrupted run's (the crash test).
 func TestCrashResume(t *testing.T) {
-	prog := fixture(t, "ref/thr_exit_join")
-	flags := []string{"--pp", "mutex_lock,mutex_unlock", "--json", "--quiet", "--trace-dir", t.TempDir()}
+	crashResume(t, fixture(t, "ref/thr_exit_join"), []string{"--pp", "mutex_lock,mutex_unlock"}, nil, 20, 10000, 0.02, 0.12)
+}
+
+// TestCrashResumeHTM: the same with a transactional program under retry
+// sets: injected aborts, their tags and retry sets survive the kills.
+func TestCrashResumeHTM(t *testing.T) {
+	// A shorter exploration: later kills, so that commits land between.
+	crashResume(t, fixture(t, "htm/htm2"), []string{"--data-race-func", "iteration", "--retry-sets"}, []string{"--", "2", "3"}, 10, 3000, 0.2, 0.6)
+}
+
+// crashResume explores prog with flags (and guest arguments), then kills
+// and resumes an exploration of it kills times, each after [lo, hi) of
+// the uninterrupted run's time, and compares.
+func crashResume(t *testing.T, prog string, pflags, guest []string, nkills, minInterleavings int, lo, hi float64) {
+	t.Helper()
+	flags := append(pflags, "--json", "--quiet", "--trace-dir", t.TempDir())
 	began := time.Now()
-	code, out, stderr := runCLI(append([]string{"--store", t.TempDir(), "explore", prog}, flags...)...)
+	code, out, stderr := runCLI(append(append([]string{"--store", t.TempDir(), "explore", prog}, flags...), guest...)...)
 	took := time.Since(began)
 	var want ExploreJSON
 	if err := json.Unmarshal([]byte(out), &want); err != nil || code != ExitOK {
 		t.Fatalf("uninterrupted: exit %d, %v\n%s\n%s", code, err, out, stderr)
 	}
-	if want.Interleavings < 10000 {
+	if want.Interleavings < minInterleavings {
 		t.Fatalf("the fixture explores only %d interleavings: too quick to crash meaningfully", want.Interleavings)
 	}
 
 	dir := t.TempDir()
 	commit := []string{"--commit-every", "500", "--commit-interval", "100ms"}
 	r := rand.New(rand.NewPCG(2026, 11))
-	runID, kills, final := crashLoop(t, dir, 20, func() time.Duration { return between(r, took, 0.02, 0.12) },
+	runID, kills, final := crashLoop(t, dir, nkills, func() time.Duration { return between(r, took, lo, hi) },
 		func(runID string) *exec.Cmd {
 			if runID == "" {
-				return landslide(append(append([]string{"--store", dir, "explore", prog}, flags...), commit...)...)
+				return landslide(append(append(append([]string{"--store", dir, "explore", prog}, flags...), commit...), guest...)...)
 			}
 			return landslide(append([]string{"--store", dir, "resume", runID, "--json", "--quiet", "--trace-dir", t.TempDir()}, commit...)...)
 		})

@@ -398,7 +398,13 @@ func (s *Store) checkVersion(ro bool) error {
 		return &CorruptError{Dir: s.dir, Whole: true,
 			Err: fmt.Errorf("the store holds no record, but its commit counter lists %d committed jobs and runs: the write-ahead log that held them is gone", len(c.counts))}
 	}
-	if ro || !empty {
+	if ro && empty {
+		// A store whose creation was interrupted before its first write
+		// (a kill): it holds nothing, and the next command that writes
+		// finishes it. To a reader it is no store yet.
+		return fmt.Errorf("no landslide store at %s (its creation was interrupted before anything was stored): %w", s.dir, ErrNotFound)
+	}
+	if !empty {
 		return fmt.Errorf("%s is a Pebble database with no landslide format version (found none; this landslide supports version %d): %w",
 			s.dir, FormatVersion, ErrVersion)
 	}

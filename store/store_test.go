@@ -209,6 +209,24 @@ func TestVersionMismatch(t *testing.T) {
 	if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "no landslide format version") {
 		t.Fatalf("foreign Pebble DB: %v", err)
 	}
+
+	// A store whose creation was killed before its version record: to a
+	// reader it is no store yet; the next writer finishes it.
+	dir3 := t.TempDir()
+	must(t, rawPebble(t, dir3).Close())
+	if _, err := Open(dir3, Options{ReadOnly: true}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("empty, read-only: %v, want no store (interrupted creation)", err)
+	}
+	st, err := Open(dir3, Options{})
+	if err != nil {
+		t.Fatalf("empty, read-write: %v", err)
+	}
+	must(t, st.Close())
+	st, err = Open(dir3, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("finished store, read-only: %v", err)
+	}
+	must(t, st.Close())
 }
 
 func TestNotAStore(t *testing.T) {
