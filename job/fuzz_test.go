@@ -15,7 +15,9 @@ import (
 // FuzzDecodeStored: the job's stored values (spec, frontier, race state)
 // come from the store or an imported archive; decoding and resuming from
 // arbitrary bytes returns errors, never panics. Seeded with real
-// encodings of a mutex_test exploration.
+// encodings of a mutex_test exploration, and of a transactional one
+// (htm2 under retry sets: injected aborts, retry tags and constraints in
+// the frontier).
 func FuzzDecodeStored(f *testing.F) {
 	fx, img := image(f, "ref/mutex_test")
 	cfg := Config{Spec: Spec{Program: fx.Path()}, Image: img}
@@ -35,7 +37,30 @@ func FuzzDecodeStored(f *testing.F) {
 	if _, err := x.Run(context.Background()); err != nil {
 		f.Fatal(err)
 	}
-	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec} {
+	_, htmImg := image(f, "htm/htm2")
+	htmCfg := kernel.Config{Args: []string{"htm2", "2", "2"}, MaxInstructions: 1 << 20}
+	htmSpec := dpor.Spec{RetrySets: true}
+	hk, err := kernel.New(htmImg, htmCfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var htmFrontier *dpor.Frontier
+	hs := htmSpec
+	hs.MaxInterleavings = 40
+	var hx *dpor.Explorer
+	hx, err = dpor.New(hk, dpor.Options{Spec: hs, OnBranch: func(b *dpor.Branch) dpor.Stop {
+		if b.N == 30 {
+			htmFrontier = hx.Frontier()
+		}
+		return dpor.Continue
+	}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := hx.Run(context.Background()); err != nil || htmFrontier == nil {
+		f.Fatalf("htm2: %v", err)
+	}
+	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec, htmFrontier} {
 		b, err := encode(v)
 		if err != nil {
 			f.Fatal(err)
@@ -57,6 +82,15 @@ func FuzzDecodeStored(f *testing.F) {
 			}
 			if x, err := dpor.Resume(k, dpor.Options{Spec: dpor.Spec{MaxInterleavings: fr.Executed + 1}}, &fr); err == nil {
 				x.Run(context.Background()) // errors are fine; panics are not
+			}
+			hk, err := kernel.New(htmImg, htmCfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := htmSpec
+			s.MaxInterleavings = fr.Executed + 1
+			if x, err := dpor.Resume(hk, dpor.Options{Spec: s}, &fr); err == nil {
+				x.Run(context.Background())
 			}
 		}
 		var rs race.State

@@ -756,3 +756,67 @@ func TestCheckpointSize(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointAtXbegin: a thread stopped at an _xbegin survives a
+// checkpoint (bit 0x80 of its run-state byte): restored from the encoded
+// state, both of its choices there (the transaction, an injected RETRY
+// abort) run as from the live snapshot.
+func TestCheckpointAtXbegin(t *testing.T) {
+	img := fixtureImage(t, "htm/counter")
+	k := newKernel(t, img, Config{})
+	var tid record.TID
+	for tid == 0 {
+		if ended, _ := k.Ended(); ended {
+			t.Fatal("counter ended before an _xbegin")
+		}
+		tr, err := k.Step(k.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.PP.Kind == record.PPXbegin {
+			tid = tr.Thread
+		}
+	}
+	live := k.Snapshot()
+	c, err := k.EncodeCheckpoint(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.State[0] != CheckpointVersion {
+		t.Fatalf("version byte %d", c.State[0])
+	}
+	k2 := newKernel(t, img, Config{})
+	decoded, err := k2.DecodeCheckpoint(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ths := decoded.(*snapshot).st.threads
+	if i := slices.IndexFunc(ths, func(th thread) bool { return th.tid == tid }); i < 0 || !ths[i].atXbegin {
+		t.Fatalf("thread %d is not at its _xbegin after decoding", tid)
+	}
+	for _, v := range []int64{0, record.XabortRetry} {
+		k.Restore(live)
+		k2.Restore(decoded)
+		a, errA := k.Step(record.Choice{Thread: tid, Value: v})
+		b, errB := k2.Step(record.Choice{Thread: tid, Value: v})
+		if errA != nil || errB != nil {
+			t.Fatalf("value %d: %v, %v", v, errA, errB)
+		}
+		if record.Hash([]*record.Transition{a}) != record.Hash([]*record.Transition{b}) {
+			t.Errorf("value %d: the decoded state runs a different transition", v)
+		}
+		want := record.SyncTxnBegin
+		if v != 0 {
+			want = record.SyncTxnAbort
+		}
+		if len(a.Sync) == 0 || a.Sync[0].Kind != want {
+			t.Errorf("value %d: first event %v, want %v", v, a.Sync, want)
+		}
+	}
+	// A value where no thread is at an _xbegin is refused.
+	k.Restore(live)
+	k.Step(record.Choice{Thread: tid})
+	if _, err := k.Step(record.Choice{Thread: k.Default().Thread, Value: record.XabortRetry}); err == nil || !strings.Contains(err.Error(), "not at an _xbegin") {
+		t.Errorf("a value off an _xbegin: %v", err)
+	}
+}
