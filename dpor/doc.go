@@ -49,7 +49,14 @@
 // from the nearest state available (the start, or a checkpoint offered by
 // Options.Checkpoint), each transition checked against the stored one.
 //
+// Transactional memory (htm.go, retry.go): a thread stopped at an
+// _xbegin has, besides its transaction, one child per abort status the
+// mode allows, a choice with a Value that the path injects and stores
+// like a tag; retry sets (the thesis's §6.2.5) constrain those results in
+// the subtree of a tag that reverses a race with a transaction.
+//
 // Determinism: the exploration order depends only on the machine's
-// behaviour (no maps are iterated, no clock decides anything); time only
-// feeds the estimates.
+// behaviour (maps are only looked up and merged, never iterated where the
+// order matters; no clock decides anything); time only feeds the
+// estimates.
 package dpor
