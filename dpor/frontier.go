@@ -3,7 +3,6 @@ package dpor
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	"landslide/estimator"
@@ -52,8 +51,9 @@ type FrontierNode struct {
 	Inject   []record.Choice `msgpack:",omitempty"`
 	Injected []record.Choice `msgpack:",omitempty"`
 	// Retry sets: the constraints in force and those of the tags.
-	Cons      map[record.TID]uint8     `msgpack:",omitempty"`
-	RetryTags map[record.TID]*RetryTag `msgpack:",omitempty"`
+	// As sorted lists, so that a frontier encodes to the same bytes.
+	Cons      []RetryResult   `msgpack:",omitempty"`
+	RetryTags []FrontierRetry `msgpack:",omitempty"`
 }
 
 // Frontier returns the explorer's state. Call it from OnBranch (between
@@ -81,7 +81,7 @@ func (x *Explorer) Frontier() *Frontier {
 		f.Nodes[i] = FrontierNode{Runnable: slices.Clone(n.runnable), Prev: n.prev, Voluntary: n.voluntary,
 			Pre: n.pre, Chosen: n.chosen, Explored: slices.Clone(n.explored), Tagged: slices.Clone(n.tagged),
 			Xbegin: slices.Clone(n.xb), Inject: slices.Clone(n.inject), Injected: slices.Clone(n.injected),
-			Cons: maps.Clone(n.consIn), RetryTags: cloneRetryTags(n.rtags)}
+			Cons: consList(n.consIn), RetryTags: retryList(n.rtags)}
 	}
 	return f
 }
@@ -120,8 +120,8 @@ func (f *Frontier) validate() error {
 			}
 		}
 		for _, t := range n.RetryTags {
-			if t == nil {
-				return bad("node %d: empty retry tag", i)
+			if !slices.Contains(n.Runnable, t.Thread) {
+				return bad("node %d: retry tag of thread %d, not runnable", i, t.Thread)
 			}
 		}
 		for _, c := range append(slices.Clone(n.Injected), n.Inject...) {
@@ -178,7 +178,7 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 		x.nodes[i] = node{runnable: slices.Clone(n.Runnable), prev: n.Prev, voluntary: n.Voluntary, pre: n.Pre,
 			chosen: n.Chosen, explored: slices.Clone(n.Explored), tagged: slices.Clone(n.Tagged),
 			xb: slices.Clone(n.Xbegin), inject: slices.Clone(n.Inject), injected: slices.Clone(n.Injected),
-			consIn: maps.Clone(n.Cons), rtags: cloneRetryTags(n.RetryTags)}
+			consIn: consMap(n.Cons), rtags: retryMap(n.RetryTags)}
 	}
 	x.nodes[0].snap = m.Snapshot()
 	x.trs = slices.Clone(f.Transitions)

@@ -2,6 +2,7 @@ package dpor
 
 import (
 	"maps"
+	"slices"
 
 	"landslide/record"
 )
@@ -35,18 +36,63 @@ type RetryTag struct {
 	Cons retryCons
 }
 
-// cloneRetryTags copies a node's retry tags (nil for none).
-func cloneRetryTags(m map[record.TID]*RetryTag) map[record.TID]*RetryTag {
-	if len(m) == 0 {
+// RetryResult is one thread's allowed results in a stored constraint.
+type RetryResult struct {
+	Thread record.TID
+	Bits   uint8
+}
+
+// FrontierRetry is a stored retry tag: thread Thread's tag at the node.
+type FrontierRetry struct {
+	Thread record.TID
+	Free   bool
+	Cons   []RetryResult `msgpack:",omitempty"`
+}
+
+// consList is c as a list sorted by thread (nil for none).
+func consList(c retryCons) []RetryResult {
+	var out []RetryResult
+	for q, b := range c {
+		out = append(out, RetryResult{q, b})
+	}
+	slices.SortFunc(out, func(a, b RetryResult) int { return int(a.Thread) - int(b.Thread) })
+	return out
+}
+
+func consMap(l []RetryResult) retryCons {
+	if len(l) == 0 {
 		return nil
 	}
-	out := make(map[record.TID]*RetryTag, len(m))
-	for q, t := range m {
-		if t != nil {
-			out[q] = &RetryTag{Free: t.Free, Cons: maps.Clone(t.Cons)}
-		}
+	c := retryCons{}
+	for _, r := range l {
+		c[r.Thread] = r.Bits
 	}
+	return c
+}
+
+// retryList is a node's retry tags as a list sorted by thread.
+func retryList(m map[record.TID]*RetryTag) []FrontierRetry {
+	var out []FrontierRetry
+	for q, t := range m {
+		out = append(out, FrontierRetry{Thread: q, Free: t.Free, Cons: consList(t.Cons)})
+	}
+	slices.SortFunc(out, func(a, b FrontierRetry) int { return int(a.Thread) - int(b.Thread) })
 	return out
+}
+
+func retryMap(l []FrontierRetry) map[record.TID]*RetryTag {
+	if len(l) == 0 {
+		return nil
+	}
+	m := map[record.TID]*RetryTag{}
+	for _, t := range l {
+		cons := consMap(t.Cons)
+		if cons == nil && !t.Free {
+			cons = retryCons{}
+		}
+		m[t.Thread] = &RetryTag{Free: t.Free, Cons: cons}
+	}
+	return m
 }
 
 // result is the _xbegin result behind transition k: the value thread
