@@ -356,11 +356,10 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		q := ch.Thread
 		pre := n.pre + n.cost(q)
 		n.chosen = q
-		var forced bool
 		if x.opt.RetrySets {
 			v := ch.Value
 			ch, x.consNext = x.constrain(len(x.nodes)-1, ch, fromTag)
-			if forced = ch.Value != v; forced && !slices.Contains(n.injected, ch) {
+			if ch.Value != v && !slices.Contains(n.injected, ch) {
 				n.injected = append(n.injected, ch) // tried (as the retry set's)
 			}
 		}

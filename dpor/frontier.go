@@ -45,9 +45,9 @@ type FrontierNode struct {
 	Chosen    record.TID
 	Explored  []record.TID
 	Tagged    []record.TID
-	// Transactional memory: threads at an _xbegin, injected choices to
-	// explore and all ever injected (absent from older frontiers).
-	Xbegin   []record.TID    `msgpack:",omitempty"`
+	// Transactional memory: injected choices to explore and all ever
+	// injected (absent from older frontiers). Which threads are at an
+	// _xbegin follows from the transitions.
 	Inject   []record.Choice `msgpack:",omitempty"`
 	Injected []record.Choice `msgpack:",omitempty"`
 	// Retry sets: the constraints in force and those of the tags.
@@ -80,7 +80,7 @@ func (x *Explorer) Frontier() *Frontier {
 		n := &x.nodes[i]
 		f.Nodes[i] = FrontierNode{Runnable: slices.Clone(n.runnable), Prev: n.prev, Voluntary: n.voluntary,
 			Pre: n.pre, Chosen: n.chosen, Explored: slices.Clone(n.explored), Tagged: slices.Clone(n.tagged),
-			Xbegin: slices.Clone(n.xb), Inject: slices.Clone(n.inject), Injected: slices.Clone(n.injected),
+			Inject: slices.Clone(n.inject), Injected: slices.Clone(n.injected),
 			Cons: consList(n.consIn), RetryTags: retryList(n.rtags)}
 	}
 	return f
@@ -110,7 +110,11 @@ func (f *Frontier) validate() error {
 			return bad("transition %d: thread %d was not runnable", i, t.Thread)
 		}
 	}
+	var xb []record.TID // threads at an _xbegin at node i
 	for i, n := range f.Nodes {
+		if i > 0 {
+			xb = xbeginAfter(xb, f.Transitions[i-1])
+		}
 		if !slices.IsSorted(n.Runnable) {
 			return bad("node %d: runnable threads out of order", i)
 		}
@@ -125,7 +129,7 @@ func (f *Frontier) validate() error {
 			}
 		}
 		for _, c := range append(slices.Clone(n.Injected), n.Inject...) {
-			if !slices.Contains(n.Xbegin, c.Thread) || !slices.Contains(n.Runnable, c.Thread) || c.Value == 0 {
+			if !slices.Contains(xb, c.Thread) || !slices.Contains(n.Runnable, c.Thread) || c.Value == 0 {
 				return bad("node %d: injected choice %d:%d of a thread not at an _xbegin", i, c.Thread, c.Value)
 			}
 		}
@@ -177,8 +181,11 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 	for i, n := range f.Nodes {
 		x.nodes[i] = node{runnable: slices.Clone(n.Runnable), prev: n.Prev, voluntary: n.Voluntary, pre: n.Pre,
 			chosen: n.Chosen, explored: slices.Clone(n.Explored), tagged: slices.Clone(n.Tagged),
-			xb: slices.Clone(n.Xbegin), inject: slices.Clone(n.Inject), injected: slices.Clone(n.Injected),
+			inject: slices.Clone(n.Inject), injected: slices.Clone(n.Injected),
 			consIn: consMap(n.Cons), rtags: retryMap(n.RetryTags)}
+		if i > 0 {
+			x.nodes[i].xb = xbeginAfter(x.nodes[i-1].xb, f.Transitions[i-1])
+		}
 	}
 	x.nodes[0].snap = m.Snapshot()
 	x.trs = slices.Clone(f.Transitions)
