@@ -32,14 +32,19 @@ func htmRun(t *testing.T, name string, spec dpor.Spec, args ...string) *Result {
 	return htmRunPPs(t, name, spec, name != "htm/misuse", args...)
 }
 
-// htmRunPPs is htmRun with or without the data-race PPs.
+// htmRunPPs is htmRun with or without the data-race PPs (every access
+// of the fixture's RacePPFuncs, or of its iteration function).
 func htmRunPPs(t *testing.T, name string, spec dpor.Spec, racePPs bool, args ...string) *Result {
 	t.Helper()
 	f, img := image(t, name)
 	var pcs []uint64
 	if racePPs {
+		funcs := f.RacePPFuncs
+		if len(funcs) == 0 {
+			funcs = []string{"iteration"}
+		}
 		var err error
-		if pcs, err = kernel.MemoryPCs(img, []string{"iteration"}); err != nil {
+		if pcs, err = kernel.MemoryPCs(img, funcs); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,6 +91,60 @@ func TestHTMVerdicts(t *testing.T) {
 				t.Errorf("%s (%s): not verified: bug %v after %d interleavings", c.name, m.name, res.Bug, res.Executed)
 			case want != 0 && (res.Bug == nil || res.Bug.Kind != want):
 				t.Errorf("%s (%s): bug %v after %d interleavings, want %s", c.name, m.name, res.Bug, res.Executed, want)
+			}
+		}
+	}
+}
+
+// TestHTMDataStructures: the [DAS16] data structures at (2,1), every
+// access of their insertion a data-race PP. The AVL tree's transaction
+// ignores _retry (thesis Fig. 6.6) and commits inside a failure path's
+// insertion, losing a key; avl_fixed, the hash maps (with and without
+// resizing) and the mutex-abstracted variants verify in every mode.
+func TestHTMDataStructures(t *testing.T) {
+	res := htmRun(t, "htm/avl_insert", dpor.Spec{}, "2", "1")
+	if res.Bug == nil || res.Bug.Kind != record.BugAssert || !strings.Contains(res.Bug.Message, "missing from the tree") {
+		t.Errorf("avl_insert: bug %v after %d interleavings, want the lost key", res.Bug, res.Executed)
+	}
+	for _, name := range []string{"avl_fixed", "map_basic", "map_basicer"} {
+		for _, m := range htmModes {
+			if res := htmRun(t, "htm/"+name, m.spec, "2", "1"); !res.Verified {
+				t.Errorf("%s (%s): not verified: bug %v after %d interleavings (complete %v)", name, m.name, res.Bug, res.Executed, res.Complete)
+			}
+		}
+	}
+	for _, name := range []string{"avl_mutex", "map_mutex", "map_basicer_mutex"} {
+		if res := htmRun(t, "htm/"+name, dpor.Spec{}, "2", "2"); !res.Verified {
+			t.Errorf("%s: not verified: bug %v after %d interleavings (complete %v)", name, res.Bug, res.Executed, res.Complete)
+		}
+	}
+}
+
+// TestHTMLocks: the transactional lock keeps mutual exclusion over each
+// implementation, with RETRY aborts and in STM mode; lock_fast, in STM
+// mode as the thesis ran it, falls into the slow path on [Sei13]'s
+// spinlock, whose isfree() writes the lock word (thesis Fig. 6.7), and
+// never on the fixed spinlock or the mutex, at (2,1) and at the thesis's
+// (9,9).
+func TestHTMLocks(t *testing.T) {
+	stm := dpor.Spec{AbortCodes: true, STM: true}
+	for _, impl := range []string{"spinlock", "spin_fixed", "mutex"} {
+		for _, spec := range []dpor.Spec{{}, stm} {
+			if res := htmRun(t, "htm/lock_"+impl, spec, "2", "1"); !res.Verified {
+				t.Errorf("lock(%s) %+v: not verified: bug %v after %d interleavings", impl, spec, res.Bug, res.Executed)
+			}
+		}
+		for _, size := range [][]string{{"2", "1"}, {"9", "9"}} {
+			res := htmRunPPs(t, "htm/lock_fast_"+impl, stm, false, size...)
+			if impl == "spinlock" {
+				if res.Bug == nil || !strings.Contains(res.Bug.Message, "fell into the lock's slow path") {
+					t.Errorf("lock_fast(spinlock)%v: bug %v after %d interleavings, want the slow path", size, res.Bug, res.Executed)
+				}
+				if !traceHasEvent(res.Trace, "transaction aborted (CONFLICT)") {
+					t.Errorf("lock_fast(spinlock)%v: the trace shows no CONFLICT abort", size)
+				}
+			} else if !res.Verified {
+				t.Errorf("lock_fast(%s)%v: not verified: bug %v after %d interleavings", impl, size, res.Bug, res.Executed)
 			}
 		}
 	}
@@ -228,4 +287,19 @@ func TestHTMOutcomes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// traceHasEvent says whether some step of tr shows event.
+func traceHasEvent(tr *report.Trace, event string) bool {
+	if tr == nil {
+		return false
+	}
+	for _, s := range tr.Steps {
+		for _, e := range s.Events {
+			if e == event {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -12,11 +12,18 @@
 // the interleavings explored). Progress goes to stderr.
 //
 // With -bugs it prints the Table 6.1 analogue instead: the CPU time to
-// the first bug of htm1 and swapbug (all jobs) and the interleavings the
-// buggy job explored, as the thesis counts them, under Quicksand (one
-// worker, the interleaving clock) and under -M.
+// the first bug of htm1, swapbug, avl_insert and lock_fast(spinlock) (all
+// jobs) and the interleavings the buggy job explored, as the thesis
+// counts them, under Quicksand (one worker, the interleaving clock) and
+// under -M.
 //
 //	go run ./bench/cmd/htmtable -bugs > /tmp/htmbugs.md
+//
+// With -abstraction it prints the Table 6.4 analogue: the lock tests
+// over the three locks and the data structures over a plain mutex, in
+// STM mode.
+//
+//	go run ./bench/cmd/htmtable -abstraction > /tmp/htmlocks.md
 package main
 
 import (
@@ -39,6 +46,11 @@ type row struct {
 	thesis [3]string
 }
 
+// stmBugTests run in STM mode (-A -S) for Table 6.1, as the thesis ran
+// lock_fast: its lock's retry loop would make RETRY aborts fail the test
+// trivially.
+var stmBugTests = map[string]bool{"lock_fast_spinlock": true}
+
 var rows = []row{
 	{"htm2", 2, 1, [3]string{"22", "15", "4"}},
 	{"htm2", 2, 2, [3]string{"1446", "334", "286"}},
@@ -56,15 +68,43 @@ var rows = []row{
 	{"fig63", 2, 1, [3]string{"10", "6", "1"}},
 	{"fig63", 2, 4, [3]string{"36600", "14512", "1"}},
 	{"fig63", 4, 1, [3]string{"3064", "130", "1"}},
+	{"avl_insert", 2, 1, [3]string{"15125", "6287", "2774"}},
+	{"avl_fixed", 2, 1, [3]string{"20459", "9675", "2774"}},
+	{"map_basic", 2, 1, [3]string{"30719", "13237", "5446"}},
+	{"map_basicer", 2, 1, [3]string{"150", "94", "9"}},
+	{"map_basicer", 2, 2, [3]string{"", "283756", "21684"}},
+	{"map_basicer", 3, 1, [3]string{"", "366030", "12707"}},
+}
+
+// abstractionRows are Table 6.4's: the lock tests over each lock and the
+// data structures over a plain mutex, with the thesis's sizes (first
+// column; STM mode for the lock tests, whose retry loops RETRY aborts
+// would make infinite).
+var abstractionRows = []row{
+	{"lock_spinlock", 2, 2, [3]string{"1702"}},
+	{"lock_spin_fixed", 2, 2, [3]string{"998"}},
+	{"lock_mutex", 2, 2, [3]string{""}},
+	{"lock_mutex", 2, 4, [3]string{"489480"}},
+	{"lock_mutex", 4, 1, [3]string{"15064"}},
+	{"avl_mutex", 2, 5, [3]string{"76787"}},
+	{"avl_mutex", 3, 2, [3]string{"30653"}},
+	{"avl_mutex", 4, 1, [3]string{"4488"}},
+	{"map_basicer_mutex", 2, 3, [3]string{"244691"}},
+	{"map_basicer_mutex", 3, 1, [3]string{"12707"}},
 }
 
 func main() {
 	limit := flag.Duration("limit", 10*time.Minute, "wall time of one cell")
 	budget := flag.Int("budget", 10_000_000, "interleavings of one cell (Quicksand's --interleaving-budget)")
 	bugs := flag.Bool("bugs", false, "time to the first bug (Table 6.1) instead of state-space sizes")
+	abstraction := flag.Bool("abstraction", false, "the lock tests and the mutex-abstracted data structures (Table 6.4) instead")
 	flag.Parse()
 	if *bugs {
 		bugTable(*budget, *limit)
+		return
+	}
+	if *abstraction {
+		abstractionTable(*budget, *limit)
 		return
 	}
 	modes := []struct {
@@ -129,9 +169,25 @@ func cell(r row, mode check.Spec, budget int, limit time.Duration) (string, erro
 		return fmt.Sprintf("> %d", last.Interleavings), nil
 	}
 	if res.Verdict.Outcome != check.Verified {
-		return "", fmt.Errorf("not verified: %s", res.Verdict.Message)
+		return fmt.Sprintf("bug (%d)", last.Interleavings), nil
 	}
 	return fmt.Sprint(last.Interleavings), nil
+}
+
+func abstractionTable(budget int, limit time.Duration) {
+	stm := check.Spec{}
+	stm.AbortCodes, stm.STM = true, true
+	fmt.Println("| test (K,N) | STM (-A -S) | thesis |")
+	fmt.Println("|---|---:|---:|")
+	for _, r := range abstractionRows {
+		got, err := cell(r, stm, budget, limit)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "htmtable: %s(%d,%d): %v\n", r.test, r.k, r.n, err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "htmtable: %s(%d,%d): %s\n", r.test, r.k, r.n, got)
+		fmt.Printf("| %s(%d,%d) | %s | %s |\n", r.test, r.k, r.n, got, r.thesis[0])
+	}
 }
 
 // bugRows are Table 6.1's tests with the thesis's Quicksand and -M
@@ -145,6 +201,13 @@ var bugRows = []row{
 	{"swapbug", 2, 4, [3]string{"34", "537"}},
 	{"swapbug", 3, 1, [3]string{"32", "1016"}},
 	{"swapbug", 3, 2, [3]string{"262", "> 1 h"}},
+	{"avl_insert", 2, 2, [3]string{"29", "79"}},
+	{"avl_insert", 2, 3, [3]string{"33", "835"}},
+	{"avl_insert", 2, 4, [3]string{"1457", "> 1 h"}},
+	{"avl_insert", 3, 1, [3]string{"14", "24"}},
+	{"avl_insert", 3, 2, [3]string{"145", "> 1 h"}},
+	{"lock_fast_spinlock", 2, 1, [3]string{"2", "2"}},
+	{"lock_fast_spinlock", 9, 9, [3]string{"2", "2"}},
 }
 
 func bugTable(budget int, limit time.Duration) {
@@ -168,7 +231,9 @@ func bugTable(budget int, limit time.Duration) {
 // firstBug runs Quicksand (or -M) to the first bug: its CPU time and the
 // interleavings of all its jobs.
 func firstBug(r row, maximal bool, budget int, limit time.Duration) (string, error) {
-	base, image, err := r.spec(check.Spec{})
+	mode := check.Spec{}
+	mode.AbortCodes, mode.STM = stmBugTests[r.test], stmBugTests[r.test]
+	base, image, err := r.spec(mode)
 	if err != nil {
 		return "", err
 	}
