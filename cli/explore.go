@@ -121,7 +121,7 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	}
 	spec := check.Spec{Program: path, PreemptEverywhere: f.everywhere, HB: mode, Budget: f.budget}
 	spec.Strategy, spec.NoSleepSets, spec.MaxInterleavings, spec.Seed = strategy, f.noSleep, f.maxInterleave, f.seed
-	spec.AbortCodes, spec.STM, spec.RetrySets = f.htm.abortCodes, f.htm.stm, f.htm.retrySets
+	spec.AbortCodes, spec.STM, spec.RetrySets, spec.WeakAtomicity = f.htm.abortCodes, f.htm.stm, f.htm.retrySets, f.htm.weak
 	if f.bound >= 0 {
 		spec.MaxBound = check.Bound(f.bound)
 	}

@@ -146,7 +146,7 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 	if f.icb {
 		spec.Base.Strategy = "icb"
 	}
-	spec.Base.AbortCodes, spec.Base.STM, spec.Base.RetrySets = f.htm.abortCodes, f.htm.stm, f.htm.retrySets
+	spec.Base.AbortCodes, spec.Base.STM, spec.Base.RetrySets, spec.Base.WeakAtomicity = f.htm.abortCodes, f.htm.stm, f.htm.retrySets, f.htm.weak
 	if err := check.CheckSpec(spec.Base); err != nil {
 		return usageErr("%v", err)
 	}

@@ -16,6 +16,7 @@ type runFlags struct {
 	ppFlags
 	schedule   string
 	abortCodes bool
+	weak       bool
 	seed       int64
 	json       bool
 	noTrack    bool
@@ -47,6 +48,7 @@ Exit codes: 0 no bug, 1 bug found, 2 usage or input error, 3 budget exhausted.`,
 	fl.BoolVar(&f.noTrack, "no-track", false, "do not record shared-memory accesses")
 	fl.BoolVar(&f.trace, "trace", false, "print every transition and its sync events on stderr")
 	fl.BoolVarP(&f.abortCodes, "abort-codes", "A", false, "transactions abort with distinct statuses (EXPLICIT from _xabort, CAPACITY from a system call) instead of RETRY")
+	fl.BoolVarP(&f.weak, "weak-atomicity", "W", false, "weak atomicity: transactions are atomic only with respect to each other, with PPs and system calls inside them")
 	return cmd
 }
 
@@ -93,7 +95,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	f.ppFlags.noteTestConfig(cmd.ErrOrStderr(), false)
 	cfg := pps.Kernel
 	cfg.NoTrack = f.noTrack
-	cfg.HTM.AbortCodes = f.abortCodes
+	cfg.HTM.AbortCodes, cfg.HTM.Weak = f.abortCodes, f.weak
 	cfg.Args = append([]string{path}, args[1:]...)
 	ex, err := check.Execute(data, path, cfg, check.Schedule{Choices: choices, Seed: f.seed})
 	if err != nil {

@@ -52,7 +52,7 @@ func (x *Explorer) inject(i int, q record.TID, v int64) {
 	n := &x.nodes[i]
 	ch := record.Choice{Thread: q, Value: v}
 	switch {
-	case !contains(n.runnable, q) || slices.Contains(n.injected, ch):
+	case !contains(n.runnable, q) && !(x.opt.WeakAtomicity && x.atXbegin(i, q)) || slices.Contains(n.injected, ch):
 	case n.pre+n.cost(q) > x.bound:
 		x.dropped = true
 	case x.strat.Skip(x, i, ch):
@@ -106,6 +106,10 @@ func (x *Explorer) injectConflicts(pairs [][2]int) {
 	if !x.opt.AbortCodes {
 		return
 	}
+	if x.opt.WeakAtomicity {
+		x.injectWeakConflicts()
+		return
+	}
 	for _, p := range pairs {
 		j := p[1]
 		if j >= len(x.choices) || x.choices[j].Value != 0 || x.trs[p[0]].Thread == x.trs[j].Thread {
@@ -115,4 +119,92 @@ func (x *Explorer) injectConflicts(pairs [][2]int) {
 			x.inject(j, q, record.XabortConflict)
 		}
 	}
+}
+
+// injectWeakConflicts is injectConflicts under weak atomicity. A
+// transaction spans transitions, only another transaction's access
+// aborts it, and transactions are ordered by the lock they share
+// (record.TxnLockAddr), so their conflicts are no races: each
+// transactional transition j of the new interleaving is checked against
+// every earlier transactional transition i of another thread. A
+// conflict aborts j's transaction at its _xbegin, or right after i,
+// where the thread waits at its _xbegin for the other transaction to end.
+func (x *Explorer) injectWeakConflicts() {
+	for j := x.lastDiv; j < len(x.trs) && j < len(x.choices); j++ {
+		q := x.trs[j].Thread
+		s := x.txnStart(j, q)
+		if s < 0 {
+			continue
+		}
+		for i := 0; i < j; i++ {
+			if x.trs[i].Thread == q || !x.transactional(i) || !dataConflict(x.trs[i], x.trs[j]) {
+				continue
+			}
+			x.inject(s, q, record.XabortConflict)
+			if a := i + 1; a < s && x.atXbegin(a, q) {
+				x.inject(a, q, record.XabortConflict)
+			}
+		}
+	}
+}
+
+// txnStart is the index of the transition with which thread q started
+// the transaction that its transition j runs in, or -1 if j runs in none
+// (under weak atomicity a transaction spans transitions; the transition
+// granularity makes this an over-approximation: j may also run code
+// after the commit).
+func (x *Explorer) txnStart(j int, q record.TID) int {
+	for k := j; k >= 0; k-- {
+		if x.trs[k].Thread != q {
+			continue
+		}
+		if k < j && endsTxn(x.trs[k]) {
+			return -1
+		}
+		if x.atXbegin(k, q) {
+			if x.choiceValue(k) == 0 {
+				return k
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// transactional reports whether transition k ran inside a transaction
+// for some of its length.
+func (x *Explorer) transactional(k int) bool {
+	for _, e := range x.trs[k].Sync {
+		if e.Kind == record.SyncTxnBegin || e.Kind == record.SyncTxnEnd {
+			return true
+		}
+	}
+	return x.txnStart(k, x.trs[k].Thread) >= 0
+}
+
+// dataConflict reports whether a and b conflict on memory other than
+// record.TxnLockAddr (the order of two transactions is no conflict
+// between them).
+func dataConflict(a, b *record.Transition) bool {
+	for _, e := range a.Accesses {
+		if e.Addr == record.TxnLockAddr {
+			continue
+		}
+		for _, f := range b.Accesses {
+			if (e.Write || f.Write) && f.Addr < e.Addr+uint64(e.Size) && e.Addr < f.Addr+uint64(f.Size) && f.Addr != record.TxnLockAddr {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// endsTxn reports whether tr commits or aborts a transaction.
+func endsTxn(tr *record.Transition) bool {
+	for _, e := range tr.Sync {
+		if e.Kind == record.SyncTxnEnd || e.Kind == record.SyncTxnAbort {
+			return true
+		}
+	}
+	return false
 }

@@ -39,6 +39,11 @@ type Spec struct {
 	STM        bool `msgpack:",omitempty"`
 	// RetrySets is the thesis's retry-set reduction (-R, retry.go).
 	RetrySets bool `msgpack:",omitempty"`
+	// WeakAtomicity (the thesis's -W; needs STM): transactions are
+	// atomic only with respect to each other (the machine must run them
+	// so, kernel's weak.go), and only a conflict with another
+	// transaction aborts one.
+	WeakAtomicity bool `msgpack:",omitempty"`
 }
 
 // Bound returns a MaxBound of b preemptions.

@@ -79,6 +79,9 @@ func newStrategy(s Spec) (Strategy, StrategyInfo, error) {
 	if s.RetrySets && (s.AbortCodes || name == "icb") {
 		return nil, StrategyInfo{}, fmt.Errorf("retry sets work with RETRY aborts and DPOR only: not with distinct abort codes or iterative context bounding (the thesis's -R excludes -A and ICB)")
 	}
+	if s.WeakAtomicity && !s.STM {
+		return nil, StrategyInfo{}, fmt.Errorf("weak atomicity needs STM mode: only conflicts between transactions abort them, so there are no RETRY aborts (the thesis's -W requires -S)")
+	}
 	if s.STM && !s.AbortCodes {
 		return nil, StrategyInfo{}, fmt.Errorf("STM mode (no RETRY aborts) needs distinct abort codes: its aborts are the CONFLICT ones (the thesis's -S requires -A)")
 	}

@@ -303,3 +303,40 @@ func traceHasEvent(tr *report.Trace, event string) bool {
 	}
 	return false
 }
+
+// TestHTMWeakAtomicity: under weak atomicity (-A -S -W) a transaction
+// is atomic only with respect to other transactions, so the failure
+// paths' plain accesses interleave with transaction bodies and every
+// benchmark of the thesis that mixes the two breaks (thesis §6.2.4:
+// "every benchmark is buggy under -W"), while lock_fast over the fixed
+// spinlock, all of whose critical sections are transactions that never
+// conflict, still verifies.
+func TestHTMWeakAtomicity(t *testing.T) {
+	weak := dpor.Spec{AbortCodes: true, STM: true, WeakAtomicity: true}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"htm/htm2", []string{"2", "1", "check"}},
+		{"htm/counter", []string{"3", "1", "check"}},
+		{"htm/swap", []string{"2", "1", "check"}},
+		{"htm/avl_fixed", []string{"2", "1"}},
+		{"htm/map_basicer", []string{"2", "1"}},
+	} {
+		res := htmRun(t, c.name, weak, c.args...)
+		if res.Bug == nil || res.Bug.Kind != record.BugAssert {
+			t.Errorf("%s %v under weak atomicity: bug %v after %d interleavings, want a failed assertion", c.name, c.args, res.Bug, res.Executed)
+		}
+		// The same program is correct under strong atomicity (STM mode).
+		if strong := htmRun(t, c.name, dpor.Spec{AbortCodes: true, STM: true}, c.args...); !strong.Verified {
+			t.Errorf("%s %v in STM mode: not verified: bug %v", c.name, c.args, strong.Bug)
+		}
+	}
+	if res := htmRunPPs(t, "htm/lock_fast_spin_fixed", weak, false, "3", "1"); !res.Verified {
+		t.Errorf("lock_fast(spin_fixed) under weak atomicity: bug %v after %d interleavings", res.Bug, res.Executed)
+	}
+	f, img := image(t, "htm/counter")
+	if _, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), Spec: dpor.Spec{AbortCodes: true, WeakAtomicity: true}}, Image: img}); err == nil || !strings.Contains(err.Error(), "needs STM mode") {
+		t.Errorf("weak atomicity without STM: err %v, want the -W needs -S error", err)
+	}
+}

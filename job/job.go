@@ -52,10 +52,12 @@ type Spec struct {
 }
 
 // KernelConfig is the machine's configuration: Kernel, with what the
-// exploration options ask of the machine (transactional abort causes).
+// exploration options ask of the machine (transactional abort causes,
+// weak atomicity).
 func (s Spec) KernelConfig() kernel.Config {
 	k := s.Kernel
 	k.HTM.AbortCodes = s.AbortCodes
+	k.HTM.Weak = s.WeakAtomicity
 	return k
 }
 

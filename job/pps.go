@@ -211,6 +211,9 @@ func ReplayCommand(s Spec, cs []record.Choice) string {
 	if s.AbortCodes {
 		b.WriteString(" --abort-codes")
 	}
+	if s.WeakAtomicity {
+		b.WriteString(" --weak-atomicity")
+	}
 	fmt.Fprintf(&b, " --schedule %s", schedule.Format(cs))
 	if len(k.Args) > 1 {
 		b.WriteString(" --")

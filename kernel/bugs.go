@@ -131,6 +131,9 @@ func (k *Kernel) deadlock() {
 	}
 	k.threadsBug(msg, func(t *thread) string {
 		what := "is descheduled, waiting for make_runnable"
+		if k.waitsForTxn(t) {
+			return fmt.Sprintf("waits at an _xbegin for thread %d's transaction", k.st.wtx.tid)
+		}
 		if n := len(t.calls); n > 0 {
 			what += " inside " + t.calls[n-1].fn.String()
 			if t.calls[n-1].arg != 0 {

@@ -31,7 +31,9 @@ import (
 //	  argument, return address, sp), hblocked, wait ranges, waitMutex
 //	scheduler: cur, nextTID, clock, status, ended, pps, lastPP byte,
 //	  yieldTo, sumInstr, nTrans, lastExited, stuck, yieldStreak, streakTID,
-//	  work
+//	  work; with Config.HTM.Weak, the weak transaction in flight: present,
+//	  then its thread, pc, 33 registers, the _xbegin's pc and the undo log
+//	  (address, old bytes)
 //	output: 0 for none, else its length + 1 and the bytes (the outNode list
 //	  flattened; it decodes as one node)
 //	bug: present, then kind byte, message, thread, pc, stack, details
@@ -176,6 +178,22 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 	w.u(uint64(st.yieldStreak))
 	w.tid(st.streakTID)
 	w.u(st.work)
+	if k.cfg.HTM.Weak {
+		w.flag(st.wtx != nil)
+		if tx := st.wtx; tx != nil {
+			w.tid(tx.tid)
+			w.u(tx.pc)
+			for _, x := range tx.regs {
+				w.u(x)
+			}
+			w.u(tx.beginPC)
+			w.u(uint64(len(tx.undo)))
+			for _, e := range tx.undo {
+				w.u(e.addr)
+				w.str(string(e.old))
+			}
+		}
+	}
 
 	if st.out == nil {
 		w.u(0)
@@ -403,6 +421,26 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 	}
 	if st.yieldTo < 0 || st.lastExited < 0 || st.streakTID < 0 {
 		r.fail("negative tid")
+	}
+	if k.cfg.HTM.Weak && r.flag() {
+		tx := &weakTxn{tid: r.tid(), pc: r.u()}
+		r.regs(&tx.regs)
+		tx.beginPC = r.u()
+		if n := r.count(2); n > MaxUndo {
+			r.fail("%d undo entries, more than MaxUndo", n)
+		} else {
+			tx.undo = mk[undoEntry](n)
+			for i := range tx.undo {
+				tx.undo[i] = undoEntry{addr: r.u(), old: []byte(r.str())}
+				if l := len(tx.undo[i].old); l == 0 || l > 8 {
+					r.fail("undo entry %d: %d bytes", i, l)
+				}
+			}
+		}
+		if r.err == nil && !slices.ContainsFunc(st.threads, func(t thread) bool { return t.tid == tx.tid }) {
+			r.fail("the weak transaction's thread %d does not exist", tx.tid)
+		}
+		st.wtx = tx
 	}
 
 	if n := r.u(); n > 0 {
@@ -648,6 +686,9 @@ func (k *Kernel) configDigest() [8]byte {
 	if c.HTM != (HTMConfig{}) { // only then: the digests of earlier configs stay
 		w.str("htm")
 		w.flag(c.HTM.AbortCodes)
+		if c.HTM.Weak {
+			w.str("weak")
+		}
 	}
 	sum := sha256.Sum256(w.b)
 	return [8]byte(sum[:8])

@@ -33,6 +33,11 @@ type HTMConfig struct {
 	// conflict CONFLICT. Without it every abort returns RETRY, as the
 	// thesis's -X does.
 	AbortCodes bool
+	// Weak gives transactions weak atomicity (the thesis's -W, weak.go):
+	// they are atomic only with respect to each other, so PPs and system
+	// calls inside them are kept and other threads' code interleaves
+	// with their bodies.
+	Weak bool
 }
 
 // txnState is the machine at the running thread's _xbegin, for a
@@ -68,6 +73,12 @@ func (k *Kernel) xbegin(t *thread, value int64) {
 		k.syncEvent(record.SyncEvent{Kind: record.SyncTxnAbort, Arg: uint64(value), PC: pc})
 		return
 	}
+	if k.cfg.HTM.Weak {
+		k.weakBegin(pc)
+		k.cpu.X[10] = record.XbeginStarted
+		k.syncEvent(record.SyncEvent{Kind: record.SyncTxnBegin, PC: pc})
+		return
+	}
 	k.txn = &txnState{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, st: k.st.clone(),
 		nAcc: len(k.tr.Accesses), nSync: len(k.tr.Sync), beginP: pc}
 	k.cpu.X[10] = record.XbeginStarted
@@ -100,7 +111,7 @@ func (k *Kernel) abortStatus(cause uint64) uint64 {
 
 func sysXbegin(k *Kernel, a args) (uint64, control) {
 	pc := k.cpu.PC - 4
-	if k.txn != nil {
+	if k.inTxn() {
 		k.bugAt(record.BugSyscall, "_xbegin inside a transaction: nested transactions are not supported", pc, nil)
 		return 0, ctlEnd
 	}
@@ -111,6 +122,11 @@ func sysXbegin(k *Kernel, a args) (uint64, control) {
 }
 
 func sysXend(k *Kernel, a args) (uint64, control) {
+	if k.weakOwner() {
+		k.weakEnd()
+		k.syncEvent(record.SyncEvent{Kind: record.SyncTxnEnd, PC: k.cpu.PC - 4})
+		return 0, ctlPP(record.PPXend)
+	}
 	if k.txn == nil {
 		k.bugAt(record.BugSyscall, "_xend outside a transaction", k.cpu.PC-4, nil)
 		return 0, ctlEnd
@@ -121,6 +137,10 @@ func sysXend(k *Kernel, a args) (uint64, control) {
 }
 
 func sysXabort(k *Kernel, a args) (uint64, control) {
+	if k.weakOwner() {
+		k.weakAbort(k.abortStatus(record.XabortExplicit | uint64(uint8(a.u64(0)))<<24))
+		return 0, control{noResult: true}
+	}
 	if k.txn == nil {
 		k.bugAt(record.BugSyscall, fmt.Sprintf("_xabort(0x%x) outside a transaction", uint8(a.u64(0))), k.cpu.PC-4, nil)
 		return 0, ctlEnd
@@ -130,7 +150,7 @@ func sysXabort(k *Kernel, a args) (uint64, control) {
 }
 
 func sysXtest(k *Kernel, a args) (uint64, control) {
-	if k.txn != nil {
+	if k.inTxn() {
 		return 1, ctlContinue
 	}
 	return 0, ctlContinue

@@ -157,6 +157,8 @@ type state struct {
 	// instruction per workBytes bytes they copy. It counts against
 	// MaxInstructions, so no guest can make the kernel work unboundedly.
 	work uint64
+	// wtx is the weak transaction in flight (HTMConfig.Weak), if any.
+	wtx *weakTxn
 }
 
 // clone copies the state for a snapshot. Only threads are copied: every
@@ -197,7 +199,10 @@ type Kernel struct {
 	// capturePC, when set, makes Access record the stack at the first
 	// access by that instruction (AccessStack).
 	capturePC uint64
-	captured  []uint64
+	// preStep is the memory at the start of the transition of a thread
+	// with a weak transaction in flight: the old values of its undo log.
+	preStep  *mem.Snapshot
+	captured []uint64
 	// txn is the running thread's transaction (htm.go), within one Step.
 	txn *txnState
 }
@@ -366,8 +371,8 @@ func (k *Kernel) Runnable() []record.TID {
 	}
 	var out []record.TID
 	for i := range k.st.threads {
-		if k.st.threads[i].schedulable() {
-			out = append(out, k.st.threads[i].tid)
+		if t := &k.st.threads[i]; t.schedulable() && !k.waitsForTxn(t) {
+			out = append(out, t.tid)
 		}
 	}
 	if k.st.lastPP == record.PPYield && k.st.yieldStreak >= MaxYieldStreak && len(out) > 1 {
@@ -390,7 +395,7 @@ func (k *Kernel) Runnable() []record.TID {
 		var first record.TID
 		for i := range k.st.threads {
 			t := &k.st.threads[i]
-			if !t.canRun() {
+			if !t.canRun() || k.waitsForTxn(t) {
 				continue
 			}
 			if first == 0 {
@@ -481,6 +486,7 @@ func (k *Kernel) Restore(s record.Snapshot) {
 	k.st = sn.st.clone()
 	k.tr = nil
 	k.txn = nil
+	k.preStep = nil
 }
 
 func (k *Kernel) find(tid record.TID) *thread {
@@ -539,6 +545,9 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 	if t == nil || !t.canRun() {
 		return nil, fmt.Errorf("thread %d is not runnable here (runnable: %v)", ch.Thread, k.Runnable())
 	}
+	if k.waitsForTxn(t) && ch.Value == 0 {
+		return nil, fmt.Errorf("thread %d waits at an _xbegin for thread %d's transaction (runnable: %v)", ch.Thread, k.st.wtx.tid, k.Runnable())
+	}
 	if ch.Value != 0 && !t.atXbegin {
 		return nil, fmt.Errorf("choice %d:%d: thread %d is not at an _xbegin: this PP takes no value (only a thread)", ch.Thread, ch.Value, ch.Thread)
 	}
@@ -566,6 +575,10 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 	k.ppStack = nil
 	k.st.lastExited = 0
 	k.txn = nil
+	k.preStep = nil
+	if k.weakOwner() {
+		k.preStep = k.mem.Snapshot()
+	}
 	if t.atXbegin {
 		k.xbegin(t, ch.Value)
 	}
@@ -855,6 +868,9 @@ func (k *Kernel) SharedStackSeen() []uint64 {
 func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) {
 	if pc == k.capturePC && k.captured == nil {
 		k.captured = k.stackAt(pc)
+	}
+	if write && k.preStep != nil && k.weakOwner() {
+		k.noteWeakWrite(addr, size) // before the stack filter: a rollback restores the stack too
 	}
 	t := &k.st.threads[k.st.cur]
 	if atomic && len(t.calls) == 0 {

@@ -84,6 +84,10 @@ func (k *Kernel) syscall() (record.PP, bool) {
 		k.bugHere(record.BugSyscall, fmt.Sprintf("unknown system call %d (a7) at 0x%x", int64(num), pc), nil)
 		return record.PP{Kind: record.PPEnd, PC: pc}, true
 	}
+	if k.weakOwner() && (num == SysVanish || num == SysTaskVanish || num == SysExit) {
+		k.bugHere(record.BugSyscall, fmt.Sprintf("%s inside a transaction: it never commits, and every other thread's _xbegin waits for it", e.name), nil)
+		return record.PP{Kind: record.PPEnd, PC: pc}, true
+	}
 	if k.txn != nil && !allowedInTxn[num] {
 		// A mode switch inside a transaction: the hardware aborts it
 		// (the thesis's CAPACITY); the call never happens.

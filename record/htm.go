@@ -40,3 +40,9 @@ func AbortText(status uint64) string {
 	}
 	return s
 }
+
+// TxnLockAddr is the location a weak transaction (kernel.HTMConfig.Weak)
+// writes, atomically, where it begins and where it ends: transactions
+// then conflict with each other as the critical sections of one lock do,
+// so DPOR reorders them. It lies outside every guest address space.
+const TxnLockAddr uint64 = 1 << 63

@@ -412,6 +412,11 @@ func (m *Memory) ReadBytes(addr uint64, b []byte) error {
 	return nil
 }
 
+// ReadBytes copies the snapshot's memory into b, ignoring permissions.
+func (s *Snapshot) ReadBytes(addr uint64, b []byte) error {
+	return (&Memory{root: s.root}).ReadBytes(addr, b)
+}
+
 // WriteBytes copies b into guest memory, ignoring permissions.
 func (m *Memory) WriteBytes(addr uint64, b []byte) error {
 	// Check first so that a failing write changes nothing.
