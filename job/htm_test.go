@@ -155,8 +155,12 @@ func TestHTMLocks(t *testing.T) {
 // at its _xbegin, at every PP), never exploring more (sync PPs only: full
 // enumeration with the data-race PPs is too large).
 func TestHTMAgainstFullEnumeration(t *testing.T) {
+	modes := append(htmModes[:3:3], struct {
+		name string
+		spec dpor.Spec
+	}{"weak atomicity", dpor.Spec{AbortCodes: true, STM: true, WeakAtomicity: true}})
 	for _, name := range []string{"htm/counter", "htm/fig63", "htm/htm2"} {
-		for _, m := range htmModes[:3] {
+		for _, m := range modes {
 			full := m.spec
 			full.Strategy, full.KeepGoing = "full", true
 			all := m.spec
@@ -330,6 +334,13 @@ func TestHTMWeakAtomicity(t *testing.T) {
 		// The same program is correct under strong atomicity (STM mode).
 		if strong := htmRun(t, c.name, dpor.Spec{AbortCodes: true, STM: true}, c.args...); !strong.Verified {
 			t.Errorf("%s %v in STM mode: not verified: bug %v", c.name, c.args, strong.Bug)
+		}
+	}
+	// An _xabort undoes the transaction's own writes, not another
+	// thread's store that landed inside it (weak_undo.c).
+	for _, n := range []string{"1", "3"} {
+		if res := htmRun(t, "htm/weak_undo", weak, "2", n); !res.Verified || res.Executed < 3 {
+			t.Errorf("weak_undo(2,%s): verified %v after %d interleavings (bug %v)", n, res.Verified, res.Executed, res.Bug)
 		}
 	}
 	if res := htmRunPPs(t, "htm/lock_fast_spin_fixed", weak, false, "3", "1"); !res.Verified {

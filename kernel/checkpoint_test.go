@@ -723,10 +723,35 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 	}
 	f.Add(uint8(len(seeds)), c.State)
 	seeds = append(seeds, c)
+	decoders := make([]*Kernel, len(seeds))
+	for i := range decoders {
+		decoders[i] = k
+	}
+	// And one inside a weak transaction (HTMConfig.Weak), which a kernel
+	// of that configuration decodes: its undo log and registers.
+	wimg := fixtureImage(f, "htm/weak_undo")
+	pcs, err := MemoryPCs(wimg, []string{"iteration"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	wcfg := Config{DataRacePCs: pcs, HTM: HTMConfig{AbortCodes: true, Weak: true}}
+	kw := newKernel(f, wimg, wcfg)
+	for kw.st.wtx == nil || len(kw.st.wtx.undo) == 0 {
+		if _, err := kw.Step(kw.Default()); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if c, err = kw.EncodeCheckpoint(kw.Snapshot()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint8(len(seeds)), c.State)
+	seeds = append(seeds, c)
+	decoders = append(decoders, newKernel(f, wimg, wcfg))
 	f.Fuzz(func(t *testing.T, which uint8, state []byte) {
-		c := &Checkpoint{State: state, Pages: seeds[int(which)%len(seeds)].Pages}
-		if s, err := k.DecodeCheckpoint(c); err == nil {
-			tryRun(t, k, s)
+		i := int(which) % len(seeds)
+		c := &Checkpoint{State: state, Pages: seeds[i].Pages}
+		if s, err := decoders[i].DecodeCheckpoint(c); err == nil {
+			tryRun(t, decoders[i], s)
 		}
 	})
 }
@@ -818,5 +843,68 @@ func TestCheckpointAtXbegin(t *testing.T) {
 	k.Step(record.Choice{Thread: tid})
 	if _, err := k.Step(record.Choice{Thread: k.Default().Thread, Value: record.XabortRetry}); err == nil || !strings.Contains(err.Error(), "not at an _xbegin") {
 		t.Errorf("a value off an _xbegin: %v", err)
+	}
+}
+
+// TestCheckpointInWeakTxn: a checkpoint taken inside a weak transaction
+// (HTMConfig.Weak: it spans PPs) keeps the transaction in flight, its
+// undo log and the _xbegin's registers: the decoded state aborts it
+// (weak_undo's _xabort) with the same transitions as the live one.
+func TestCheckpointInWeakTxn(t *testing.T) {
+	img := fixtureImage(t, "htm/weak_undo")
+	pcs, err := MemoryPCs(img, []string{"iteration"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{DataRacePCs: pcs, HTM: HTMConfig{AbortCodes: true, Weak: true}}
+	k := newKernel(t, img, cfg)
+	// Run until a thread is inside its transaction with a write logged.
+	for k.st.wtx == nil || len(k.st.wtx.undo) == 0 {
+		if ended, _ := k.Ended(); ended {
+			t.Fatal("weak_undo ended before its transaction wrote")
+		}
+		if _, err := k.Step(k.Default()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := k.Snapshot()
+	c, err := k.EncodeCheckpoint(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newKernel(t, img, Config{DataRacePCs: pcs, HTM: HTMConfig{AbortCodes: true}}).DecodeCheckpoint(c); err == nil {
+		t.Error("a strong-atomicity kernel decoded a weak checkpoint")
+	}
+	k2 := newKernel(t, img, cfg)
+	decoded, err := k2.DecodeCheckpoint(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := decoded.(*snapshot).st.wtx, live.(*snapshot).st.wtx; got == nil || got.tid != want.tid || len(got.undo) != len(want.undo) || got.regs != want.regs {
+		t.Fatalf("decoded transaction %+v, want %+v", got, want)
+	}
+	k.Restore(live)
+	k2.Restore(decoded)
+	var a, b []*record.Transition
+	for _, m := range []struct {
+		k   *Kernel
+		out *[]*record.Transition
+	}{{k, &a}, {k2, &b}} {
+		for {
+			if ended, _ := m.k.Ended(); ended {
+				break
+			}
+			tr, err := m.k.Step(m.k.Default())
+			if err != nil {
+				t.Fatal(err)
+			}
+			*m.out = append(*m.out, tr)
+		}
+	}
+	if record.Hash(a) != record.Hash(b) {
+		t.Error("the decoded state runs differently")
+	}
+	if _, bug := k2.Ended(); bug != nil {
+		t.Errorf("the decoded run ends with %v", bug)
 	}
 }

@@ -95,11 +95,13 @@ func (k *Kernel) noteWeakWrite(addr uint64, size uint8) {
 func (k *Kernel) weakEnd() {
 	k.st.wtx = nil
 	k.preStep = nil
-	k.txnLockAccess(k.cpu.PC - 4)
 }
 
 // txnLockAccess records the access to record.TxnLockAddr with which a
-// weak transaction begins or ends.
+// weak transaction begins. As with the acquisitions of a lock, the
+// begins conflict with each other and not with the ends: DPOR then
+// reverses two transactions at the first one's _xbegin, the last point
+// at which the second can begin first.
 func (k *Kernel) txnLockAccess(pc uint64) {
 	k.tr.Accesses = append(k.tr.Accesses, record.Access{Addr: record.TxnLockAddr, Size: 8, Write: true, Atomic: true, PC: pc, Sync: uint32(len(k.tr.Sync))})
 }
@@ -122,6 +124,5 @@ func (k *Kernel) weakAbort(status uint64) {
 	k.cpu.X, k.cpu.PC = tx.regs, tx.pc
 	k.cpu.ClearReservation()
 	k.cpu.X[10] = status
-	k.txnLockAccess(tx.beginPC)
 	k.syncEvent(record.SyncEvent{Kind: record.SyncTxnAbort, Arg: status, PC: tx.beginPC})
 }

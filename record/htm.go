@@ -42,7 +42,7 @@ func AbortText(status uint64) string {
 }
 
 // TxnLockAddr is the location a weak transaction (kernel.HTMConfig.Weak)
-// writes, atomically, where it begins and where it ends: transactions
-// then conflict with each other as the critical sections of one lock do,
-// so DPOR reorders them. It lies outside every guest address space.
+// writes, atomically, where it begins: transactions then conflict with
+// each other as the acquisitions of one lock do, so DPOR reorders them.
+// It lies outside every guest address space.
 const TxnLockAddr uint64 = 1 << 63

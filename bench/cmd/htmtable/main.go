@@ -150,8 +150,9 @@ func (r row) spec(mode check.Spec) (check.Spec, []byte, error) {
 	return mode, image, nil
 }
 
-// cell is the maximal state space's size, or "> N" when it did not
-// complete within the budget or the time limit.
+// cell is the maximal state space's size, "> N" when it did not
+// complete within the budget or the time limit, or "bug (N)" when a job
+// found a bug after N interleavings.
 func cell(r row, mode check.Spec, budget int, limit time.Duration) (string, error) {
 	base, image, err := r.spec(mode)
 	if err != nil {
@@ -165,11 +166,15 @@ func cell(r row, mode check.Spec, budget int, limit time.Duration) (string, erro
 		return "", err
 	}
 	last := res.Sched.Jobs[len(res.Sched.Jobs)-1]
+	if len(res.Bugs) > 0 {
+		b := res.Bugs[0]
+		return fmt.Sprintf("bug (%d)", res.Sched.Jobs[b.Job-1].Interleavings), nil
+	}
 	if last.Status != quicksand.Complete {
 		return fmt.Sprintf("> %d", last.Interleavings), nil
 	}
 	if res.Verdict.Outcome != check.Verified {
-		return fmt.Sprintf("bug (%d)", last.Interleavings), nil
+		return "", fmt.Errorf("complete but not verified: %s", res.Verdict.Message)
 	}
 	return fmt.Sprint(last.Interleavings), nil
 }
