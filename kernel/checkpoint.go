@@ -32,8 +32,8 @@ import (
 //	scheduler: cur, nextTID, clock, status, ended, pps, lastPP byte,
 //	  yieldTo, sumInstr, nTrans, lastExited, stuck, yieldStreak, streakTID,
 //	  work; with Config.HTM.Weak, the weak transaction in flight: present,
-//	  then its thread, pc, 33 registers, the _xbegin's pc and the undo log
-//	  (address, old bytes)
+//	  then its thread, pc, 33 registers, the _xbegin's pc, the thread's
+//	  sync-frame depth there and the undo log (address, old bytes)
 //	output: 0 for none, else its length + 1 and the bytes (the outNode list
 //	  flattened; it decodes as one node)
 //	bug: present, then kind byte, message, thread, pc, stack, details
@@ -187,6 +187,7 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 				w.u(x)
 			}
 			w.u(tx.beginPC)
+			w.u(uint64(tx.calls))
 			w.u(uint64(len(tx.undo)))
 			for _, e := range tx.undo {
 				w.u(e.addr)
@@ -425,7 +426,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 	if k.cfg.HTM.Weak && r.flag() {
 		tx := &weakTxn{tid: r.tid(), pc: r.u()}
 		r.regs(&tx.regs)
-		tx.beginPC = r.u()
+		tx.beginPC, tx.calls = r.u(), r.counter()
 		if n := r.count(2); n > MaxUndo {
 			r.fail("%d undo entries, more than MaxUndo", n)
 		} else {

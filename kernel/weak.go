@@ -30,6 +30,7 @@ type weakTxn struct {
 	regs    [33]uint64 // at the _xbegin, which returns into pc
 	pc      uint64
 	beginPC uint64 // the _xbegin's ecall
+	calls   int    // the thread's sync frames at the _xbegin
 	undo    []undoEntry
 }
 
@@ -63,7 +64,7 @@ func (k *Kernel) inTxn() bool { return k.txn != nil || k.weakOwner() }
 // _xbegin (at beginPC) returns into the current pc.
 func (k *Kernel) weakBegin(beginPC uint64) {
 	t := k.cur()
-	k.st.wtx = &weakTxn{tid: t.tid, regs: k.cpu.X, pc: k.cpu.PC, beginPC: beginPC}
+	k.st.wtx = &weakTxn{tid: t.tid, regs: k.cpu.X, pc: k.cpu.PC, beginPC: beginPC, calls: len(t.calls)}
 	k.st.wtx.regs[10] = record.XbeginStarted
 	k.preStep = k.mem.Snapshot()
 	k.txnLockAccess(beginPC)
@@ -124,5 +125,8 @@ func (k *Kernel) weakAbort(status uint64) {
 	k.cpu.X, k.cpu.PC = tx.regs, tx.pc
 	k.cpu.ClearReservation()
 	k.cpu.X[10] = status
+	if t := k.cur(); len(t.calls) > tx.calls {
+		t.calls = t.calls[:tx.calls:tx.calls] // the sync calls it was inside never return
+	}
 	k.syncEvent(record.SyncEvent{Kind: record.SyncTxnAbort, Arg: status, PC: tx.beginPC})
 }
