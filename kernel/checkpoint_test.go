@@ -729,18 +729,7 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 	}
 	// And one inside a weak transaction (HTMConfig.Weak), which a kernel
 	// of that configuration decodes: its undo log and registers.
-	wimg := fixtureImage(f, "htm/weak_undo")
-	pcs, err := MemoryPCs(wimg, []string{"iteration"})
-	if err != nil {
-		f.Fatal(err)
-	}
-	wcfg := Config{DataRacePCs: pcs, HTM: HTMConfig{AbortCodes: true, Weak: true}}
-	kw := newKernel(f, wimg, wcfg)
-	for kw.st.wtx == nil || len(kw.st.wtx.undo) == 0 {
-		if _, err := kw.Step(kw.Default()); err != nil {
-			f.Fatal(err)
-		}
-	}
+	kw, wimg, wcfg := inWeakTxn(f)
 	if c, err = kw.EncodeCheckpoint(kw.Snapshot()); err != nil {
 		f.Fatal(err)
 	}
@@ -846,11 +835,11 @@ func TestCheckpointAtXbegin(t *testing.T) {
 	}
 }
 
-// TestCheckpointInWeakTxn: a checkpoint taken inside a weak transaction
-// (HTMConfig.Weak: it spans PPs) keeps the transaction in flight, its
-// undo log and the _xbegin's registers: the decoded state aborts it
-// (weak_undo's _xabort) with the same transitions as the live one.
-func TestCheckpointInWeakTxn(t *testing.T) {
+// inWeakTxn runs weak_undo under weak atomicity (HTMConfig.Weak) until a
+// thread is inside its transaction with a write logged; it returns the
+// kernel, the image and the configuration.
+func inWeakTxn(t testing.TB) (*Kernel, []byte, Config) {
+	t.Helper()
 	img := fixtureImage(t, "htm/weak_undo")
 	pcs, err := MemoryPCs(img, []string{"iteration"})
 	if err != nil {
@@ -858,7 +847,6 @@ func TestCheckpointInWeakTxn(t *testing.T) {
 	}
 	cfg := Config{DataRacePCs: pcs, HTM: HTMConfig{AbortCodes: true, Weak: true}}
 	k := newKernel(t, img, cfg)
-	// Run until a thread is inside its transaction with a write logged.
 	for k.st.wtx == nil || len(k.st.wtx.undo) == 0 {
 		if ended, _ := k.Ended(); ended {
 			t.Fatal("weak_undo ended before its transaction wrote")
@@ -867,6 +855,16 @@ func TestCheckpointInWeakTxn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return k, img, cfg
+}
+
+// TestCheckpointInWeakTxn: a checkpoint taken inside a weak transaction
+// (HTMConfig.Weak: it spans PPs) keeps the transaction in flight, its
+// undo log and the _xbegin's registers: the decoded state aborts it
+// (weak_undo's _xabort) with the same transitions as the live one.
+func TestCheckpointInWeakTxn(t *testing.T) {
+	k, img, cfg := inWeakTxn(t)
+	pcs := cfg.DataRacePCs
 	live := k.Snapshot()
 	c, err := k.EncodeCheckpoint(live)
 	if err != nil {
