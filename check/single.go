@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 
+	"landslide/dpor"
 	"landslide/emu/elfsym"
+	"landslide/job"
 	"landslide/kernel"
 	"landslide/race"
 	"landslide/record"
@@ -50,8 +52,10 @@ func Execute(image []byte, path string, kcfg kernel.Config, sc Schedule) (*Execu
 	if err != nil {
 		return nil, err
 	}
-	return &Execution{Outcome: out, Syms: k.Symbols(),
-		Replay: fmt.Sprintf("landslide run %s --schedule %s", path, schedule.Format(out.Schedule))}, nil
+	// The replay line repeats the configuration too: the PPs, limits,
+	// filters, transactional modes and the program's arguments.
+	spec := job.Spec{Program: path, Kernel: kcfg, Spec: dpor.Spec{AbortCodes: kcfg.HTM.AbortCodes, WeakAtomicity: kcfg.HTM.Weak}}
+	return &Execution{Outcome: out, Syms: k.Symbols(), Replay: job.ReplayCommand(spec, out.Schedule)}, nil
 }
 
 // FormatSchedule prints choices as --schedule takes them.

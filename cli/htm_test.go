@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestRunReplayKeepsFlags: the replay line of `landslide run` repeats
+// the flags that shaped the execution (data-race PPs, abort codes, weak
+// atomicity, the program's arguments), so running it gives the same
+// execution. Here: counter(2,2) under weak atomicity, where thread 3's
+// CONFLICT-aborted atomic add lands inside thread 2's second transaction
+// and is lost.
+func TestRunReplayKeepsFlags(t *testing.T) {
+	prog := fixture(t, "htm/counter")
+	args := []string{"run", prog, "-A", "-W", "--data-race-func", "iteration", "--json",
+		"--schedule", "1,1,1,2,2,2,2,3,3:4,2,2,2,3,2", "--", "2", "2", "check"}
+	code, out, errOut := runCLI(args...)
+	var first RunJSON
+	if err := json.Unmarshal([]byte(out), &first); err != nil || code != ExitBug {
+		t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	for _, flag := range []string{"--abort-codes", "--weak-atomicity", "--data-race-pp", "-- 2 2 check"} {
+		if !strings.Contains(first.Replay, flag) {
+			t.Errorf("replay line %q lacks %s", first.Replay, flag)
+		}
+	}
+	replay, ok := strings.CutPrefix(first.Replay, "landslide ")
+	if !ok {
+		t.Fatalf("replay line %q", first.Replay)
+	}
+	f := strings.Fields(replay)
+	i := len(f)
+	for j, a := range f {
+		if a == "--" {
+			i = j
+			break
+		}
+	}
+	code, out, errOut = runCLI(append(append(f[:i:i], "--json"), f[i:]...)...)
+	var again RunJSON
+	if err := json.Unmarshal([]byte(out), &again); err != nil || code != ExitBug {
+		t.Fatalf("replay: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if again.TraceHash != first.TraceHash || again.Bug == nil || again.Bug.Message != first.Bug.Message {
+		t.Errorf("the replay line runs differently: %s (%v), want %s (%v)", again.TraceHash, again.Bug, first.TraceHash, first.Bug)
+	}
+}
