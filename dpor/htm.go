@@ -24,7 +24,9 @@ import (
 // abort must follow the access that causes it); and, where DPOR reverses
 // a race whose later side is an abort, that abort where the reversal
 // puts it (tagPair). What a transaction does to itself (_xabort, a system
-// call) is no choice: the machine rolls it back (kernel's htm.go).
+// call) is no choice: the machine rolls it back (kernel's htm.go). Under
+// Spec.WeakAtomicity a transaction spans transitions and only another
+// transaction's conflicting access aborts it (injectWeakConflicts).
 
 // atXbegin reports whether thread q is stopped at an _xbegin at node i.
 func (x *Explorer) atXbegin(i int, q record.TID) bool {
