@@ -132,14 +132,14 @@ func (x *Explorer) injectConflicts(pairs [][2]int) {
 // conflict aborts j's transaction at its _xbegin, or right after i,
 // where the thread waits at its _xbegin for the other transaction to end.
 func (x *Explorer) injectWeakConflicts() {
+	start := x.txnStarts()
 	for j := x.lastDiv; j < len(x.trs) && j < len(x.choices); j++ {
-		q := x.trs[j].Thread
-		s := x.txnStart(j, q)
+		q, s := x.trs[j].Thread, start[j]
 		if s < 0 {
 			continue
 		}
 		for i := 0; i < j; i++ {
-			if x.trs[i].Thread == q || !x.transactional(i) || !dataConflict(x.trs[i], x.trs[j]) {
+			if x.trs[i].Thread == q || start[i] < 0 || !dataConflict(x.trs[i], x.trs[j]) {
 				continue
 			}
 			x.inject(s, q, record.XabortConflict)
@@ -150,38 +150,33 @@ func (x *Explorer) injectWeakConflicts() {
 	}
 }
 
-// txnStart is the index of the transition with which thread q started
-// the transaction that its transition j runs in, or -1 if j runs in none
-// (under weak atomicity a transaction spans transitions; the transition
-// granularity makes this an over-approximation: j may also run code
-// after the commit).
-func (x *Explorer) txnStart(j int, q record.TID) int {
-	for k := j; k >= 0; k-- {
-		if x.trs[k].Thread != q {
-			continue
-		}
-		if k < j && endsTxn(x.trs[k]) {
-			return -1
+// txnStarts gives, for each transition k of the branch, the index of the
+// transition with which its thread started the transaction k runs in, or
+// -1 if k runs in none (under weak atomicity a transaction spans
+// transitions; the transition granularity makes this an
+// over-approximation: k may also run code after the commit).
+func (x *Explorer) txnStarts() []int {
+	start := make([]int, len(x.trs))
+	cur := map[record.TID]int{} // each thread's transaction in flight
+	for k, tr := range x.trs {
+		q := tr.Thread
+		s, ok := cur[q]
+		if !ok {
+			s = -1
 		}
 		if x.atXbegin(k, q) {
+			s = -1
 			if x.choiceValue(k) == 0 {
-				return k
+				s = k
 			}
-			return -1
 		}
-	}
-	return -1
-}
-
-// transactional reports whether transition k ran inside a transaction
-// for some of its length.
-func (x *Explorer) transactional(k int) bool {
-	for _, e := range x.trs[k].Sync {
-		if e.Kind == record.SyncTxnBegin || e.Kind == record.SyncTxnEnd {
-			return true
+		start[k] = s
+		if endsTxn(tr) {
+			s = -1
 		}
+		cur[q] = s
 	}
-	return x.txnStart(k, x.trs[k].Thread) >= 0
+	return start
 }
 
 // dataConflict reports whether a and b conflict on memory other than

@@ -75,12 +75,10 @@ func (k *Kernel) xbegin(t *thread, value int64) {
 	}
 	if k.cfg.HTM.Weak {
 		k.weakBegin(pc)
-		k.cpu.X[10] = record.XbeginStarted
-		k.syncEvent(record.SyncEvent{Kind: record.SyncTxnBegin, PC: pc})
-		return
+	} else {
+		k.txn = &txnState{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, st: k.st.clone(),
+			nAcc: len(k.tr.Accesses), nSync: len(k.tr.Sync), beginP: pc}
 	}
-	k.txn = &txnState{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, st: k.st.clone(),
-		nAcc: len(k.tr.Accesses), nSync: len(k.tr.Sync), beginP: pc}
 	k.cpu.X[10] = record.XbeginStarted
 	k.syncEvent(record.SyncEvent{Kind: record.SyncTxnBegin, PC: pc})
 }
@@ -122,30 +120,31 @@ func sysXbegin(k *Kernel, a args) (uint64, control) {
 }
 
 func sysXend(k *Kernel, a args) (uint64, control) {
-	if k.weakOwner() {
+	switch {
+	case k.weakOwner():
 		k.weakEnd()
-		k.syncEvent(record.SyncEvent{Kind: record.SyncTxnEnd, PC: k.cpu.PC - 4})
-		return 0, ctlPP(record.PPXend)
-	}
-	if k.txn == nil {
+	case k.txn != nil:
+		k.txn = nil
+	default:
 		k.bugAt(record.BugSyscall, "_xend outside a transaction", k.cpu.PC-4, nil)
 		return 0, ctlEnd
 	}
-	k.txn = nil
 	k.syncEvent(record.SyncEvent{Kind: record.SyncTxnEnd, PC: k.cpu.PC - 4})
 	return 0, ctlPP(record.PPXend)
 }
 
 func sysXabort(k *Kernel, a args) (uint64, control) {
-	if k.weakOwner() {
-		k.weakAbort(k.abortStatus(record.XabortExplicit | uint64(uint8(a.u64(0)))<<24))
-		return 0, control{noResult: true}
-	}
-	if k.txn == nil {
-		k.bugAt(record.BugSyscall, fmt.Sprintf("_xabort(0x%x) outside a transaction", uint8(a.u64(0))), k.cpu.PC-4, nil)
+	code := uint8(a.u64(0))
+	status := k.abortStatus(record.XabortExplicit | uint64(code)<<24)
+	switch {
+	case k.weakOwner():
+		k.weakAbort(status)
+	case k.txn != nil:
+		k.selfAbort(status)
+	default:
+		k.bugAt(record.BugSyscall, fmt.Sprintf("_xabort(0x%x) outside a transaction", code), k.cpu.PC-4, nil)
 		return 0, ctlEnd
 	}
-	k.selfAbort(k.abortStatus(record.XabortExplicit | uint64(uint8(a.u64(0)))<<24))
 	return 0, control{noResult: true}
 }
 

@@ -27,7 +27,7 @@ import (
 // place.
 type weakTxn struct {
 	tid     record.TID
-	regs    [33]uint64 // at the _xbegin, which returns into pc
+	regs    [33]uint64 // at the _xbegin (a0 becomes the abort status), which returns into pc
 	pc      uint64
 	beginPC uint64 // the _xbegin's ecall
 	calls   int    // the thread's sync frames at the _xbegin
@@ -65,7 +65,6 @@ func (k *Kernel) inTxn() bool { return k.txn != nil || k.weakOwner() }
 func (k *Kernel) weakBegin(beginPC uint64) {
 	t := k.cur()
 	k.st.wtx = &weakTxn{tid: t.tid, regs: k.cpu.X, pc: k.cpu.PC, beginPC: beginPC, calls: len(t.calls)}
-	k.st.wtx.regs[10] = record.XbeginStarted
 	k.preStep = k.mem.Snapshot()
 	k.txnLockAccess(beginPC)
 }

@@ -150,18 +150,23 @@ func (r row) spec(mode check.Spec) (check.Spec, []byte, error) {
 	return mode, image, nil
 }
 
+// quicksand runs Quicksand on the row's program in mode with opt, for
+// at most limit of wall time.
+func (r row) quicksand(mode check.Spec, opt quicksand.Options, limit time.Duration) (*check.QuicksandResult, error) {
+	base, image, err := r.spec(mode)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	return check.Quicksand(ctx, check.QuicksandSpec{Base: base, Options: opt}, image, check.Recording{}, check.QuicksandHooks{})
+}
+
 // cell is the maximal state space's size, "> N" when it did not
 // complete within the budget or the time limit, or "bug (N)" when a job
 // found a bug after N interleavings.
 func cell(r row, mode check.Spec, budget int, limit time.Duration) (string, error) {
-	base, image, err := r.spec(mode)
-	if err != nil {
-		return "", err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	res, err := check.Quicksand(ctx, check.QuicksandSpec{Base: base,
-		Options: quicksand.Options{Budget: time.Duration(budget), Deterministic: true, Maximal: true}}, image, check.Recording{}, check.QuicksandHooks{})
+	res, err := r.quicksand(mode, quicksand.Options{Budget: time.Duration(budget), Deterministic: true, Maximal: true}, limit)
 	if err != nil {
 		return "", err
 	}
@@ -238,15 +243,7 @@ func bugTable(budget int, limit time.Duration) {
 func firstBug(r row, maximal bool, budget int, limit time.Duration) (string, error) {
 	mode := check.Spec{}
 	mode.AbortCodes, mode.STM = stmBugTests[r.test], stmBugTests[r.test]
-	base, image, err := r.spec(mode)
-	if err != nil {
-		return "", err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	res, err := check.Quicksand(ctx, check.QuicksandSpec{Base: base,
-		Options: quicksand.Options{Budget: time.Duration(budget), Deterministic: true, Maximal: maximal, FirstBug: true}},
-		image, check.Recording{}, check.QuicksandHooks{})
+	res, err := r.quicksand(mode, quicksand.Options{Budget: time.Duration(budget), Deterministic: true, Maximal: maximal, FirstBug: true}, limit)
 	if err != nil {
 		return "", err
 	}
