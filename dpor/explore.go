@@ -352,6 +352,9 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		}
 		if ch.Thread == 0 {
 			ch.Thread = x.m.Default().Thread
+			if x.opt.RetrySets {
+				ch.Thread = x.unblocked(len(x.nodes)-1, ch.Thread)
+			}
 		}
 		q := ch.Thread
 		pre := n.pre + n.cost(q)

@@ -13,15 +13,24 @@ import (
 // set) with the tag. In the subtree the tag explores, those threads take
 // those results where they next pass their _xbegin, and their other
 // results are not tried there: reordering them is independent of the
-// race the tag reverses, and another race would tag them itself. A tag
-// also placed for a race without a transaction is free (no set). Like
+// race the tag reverses, and another race would tag them itself. The
+// thread the reversal preempts is "retry-set blocked": the default
+// schedule passes it over until the other thread has passed its _xbegin,
+// and where that would deadlock the node's sets are abandoned
+// (unblocked). A tag also placed for a race without a transaction is
+// free (no set). Like
 // the thesis's, the reduction has no proof; its exact counts (Fig. 6.8)
 // and the soundness tests check it.
 
-// Results a retry set allows a thread.
+// Results a retry set allows a thread, and whether it waits.
 const (
 	resSuccess uint8 = 1 << iota // the transaction starts
 	resAbort                     // _xbegin returns an abort status
+	// resWait: the race's preempted thread; it is "retry-set blocked"
+	// (the default schedule passes it over) until every other thread of
+	// the set has passed its _xbegin.
+	resWait
+	resResults = resSuccess | resAbort
 )
 
 // retryCons maps threads to the _xbegin results allowed at their next
@@ -131,6 +140,8 @@ func (x *Explorer) noteRace(i, j int) {
 	if okj {
 		c[x.trs[j].Thread] = rj
 	}
+	// The reversal runs j's thread at i: i's thread waits for it.
+	c[x.trs[i].Thread] |= resWait
 	x.rsNext = c
 }
 
@@ -182,7 +193,7 @@ func (x *Explorer) constrain(k int, ch record.Choice, fromTag bool) (record.Choi
 		return ch, cons
 	}
 	if bits, ok := cons[ch.Thread]; ok {
-		if ch.Value == 0 && bits&resSuccess == 0 {
+		if ch.Value == 0 && bits&resResults == resAbort {
 			ch.Value = record.XabortRetry
 		}
 		cons = maps.Clone(cons)
@@ -198,5 +209,48 @@ func (x *Explorer) constrain(k int, ch record.Choice, fromTag bool) (record.Choi
 // abort at its _xbegin.
 func (x *Explorer) retryAllows(i int, q record.TID) bool {
 	bits, ok := x.nodes[i].consIn[q]
-	return !ok || bits&resAbort != 0
+	return !ok || bits&resResults != resSuccess
+}
+
+// waits reports whether the constraints cons hold thread q back: q is a
+// race's preempted thread, and another thread of the set has yet to pass
+// its _xbegin. (Two threads that each wait for the other hold none back:
+// the sets saturate.)
+func waits(cons retryCons, q record.TID) bool {
+	if cons[q]&resWait == 0 {
+		return false
+	}
+	for t, b := range cons {
+		if t != q && b&resWait == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// unblocked is the default choice q at node k unless the retry sets in
+// force hold it back: then the first runnable thread they do not. If
+// they hold back every runnable thread, the wait would deadlock, and the
+// node's sets are abandoned: no thread waits from there on.
+func (x *Explorer) unblocked(k int, q record.TID) record.TID {
+	n := &x.nodes[k]
+	if !waits(n.consIn, q) {
+		return q
+	}
+	for _, r := range n.runnable {
+		if !waits(n.consIn, r) {
+			return r
+		}
+	}
+	cons := retryCons{}
+	for t, b := range n.consIn {
+		if b &^= resWait; b != 0 {
+			cons[t] = b
+		}
+	}
+	if len(cons) == 0 {
+		cons = nil
+	}
+	n.consIn = cons
+	return q
 }

@@ -1,0 +1,54 @@
+package dpor
+
+import (
+	"maps"
+	"testing"
+
+	"landslide/record"
+)
+
+// TestRetrySetBlocking: a race's preempted thread waits (the default
+// schedule passes it over) until the other threads of its retry set have
+// passed their _xbegin; when it is the only runnable thread, the wait
+// would deadlock and the node's sets are abandoned (thesis §6.2.5).
+func TestRetrySetBlocking(t *testing.T) {
+	x := &Explorer{}
+	x.nodes = []node{{runnable: []record.TID{1, 2, 3}, consIn: retryCons{1: resSuccess | resWait, 2: resAbort}}}
+	if q := x.unblocked(0, 1); q != 2 {
+		t.Errorf("thread 1 waits for thread 2's _xbegin: the default 1 became %d, want 2", q)
+	}
+	if q := x.unblocked(0, 3); q != 3 {
+		t.Errorf("thread 3 is free: %d", q)
+	}
+	// Thread 2 has passed: thread 1 waits no more.
+	x.nodes[0].consIn = retryCons{1: resSuccess | resWait}
+	if q := x.unblocked(0, 1); q != 1 {
+		t.Errorf("nothing left to wait for: %d, want 1", q)
+	}
+	// Two sets merged so that each thread waits for the other: saturated,
+	// neither waits.
+	x.nodes[0].consIn = retryCons{1: resSuccess | resWait, 2: resAbort | resWait}
+	if waits(x.nodes[0].consIn, 1) || waits(x.nodes[0].consIn, 2) {
+		t.Error("threads that wait for each other must not wait")
+	}
+	// Only the waiting thread can run: abandon the wait, keep the results.
+	x.nodes[0] = node{runnable: []record.TID{1}, consIn: retryCons{1: resSuccess | resWait, 2: resAbort}}
+	if q := x.unblocked(0, 1); q != 1 {
+		t.Errorf("deadlock: %d, want 1 to run", q)
+	}
+	if want := (retryCons{1: resSuccess, 2: resAbort}); !maps.Equal(x.nodes[0].consIn, want) {
+		t.Errorf("after abandoning: constraints %v, want %v", x.nodes[0].consIn, want)
+	}
+	// A wait alone forces no result.
+	x.nodes[0] = node{runnable: []record.TID{1, 2}, consIn: retryCons{1: resWait, 2: resSuccess}}
+	if !x.retryAllows(0, 1) || x.retryAllows(0, 2) {
+		t.Error("a waiting thread with no result in the set must be free to abort; thread 2 must not")
+	}
+	// A set that only made a thread wait leaves it free after
+	// abandoning: no result is forced on it.
+	x.nodes[0] = node{runnable: []record.TID{1}, consIn: retryCons{1: resWait, 2: resAbort}}
+	x.unblocked(0, 1)
+	if _, ok := x.nodes[0].consIn[1]; ok || !x.retryAllows(0, 3) {
+		t.Errorf("after abandoning a bare wait: %v", x.nodes[0].consIn)
+	}
+}
