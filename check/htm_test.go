@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
 
 	"landslide/quicksand"
@@ -77,6 +78,68 @@ func TestHTM2Verifies(t *testing.T) {
 		for _, mode := range []Spec{{}, retry, codes, stm} {
 			if n := maximalSize(t, "htm/htm2", mode, size...); n < 4 {
 				t.Errorf("htm2%v: %d interleavings", size, n)
+			}
+		}
+	}
+}
+
+// TestWeakBothHalves: under weak atomicity (-A -S -W) a transaction's body
+// has PPs, so a race between a transactional and a plain access gets a PP
+// at both accesses, even when it was seen in one order only (thesis
+// §6.2.4). weak_undo's transaction reads b, which the other thread writes
+// with a plain store. Without -W such a race gets a PP at its first
+// access only.
+func TestWeakBothHalves(t *testing.T) {
+	path := "../fixtures/bin/htm/weak_undo.elf"
+	image, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pps, err := ResolvePPs(image, PPRequest{Args: []string{path, "2", "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// halves are the single-order races the -W run preempts at both
+	// accesses.
+	var halves [][2]uint64
+	for _, weak := range []bool{true, false} {
+		var base Spec
+		base.Program, base.Kernel = path, pps.Kernel
+		base.AbortCodes, base.STM, base.WeakAtomicity = true, true, weak
+		res, err := Quicksand(context.Background(), QuicksandSpec{Base: base,
+			Options: quicksand.Options{Budget: 100000, Deterministic: true}}, image, Recording{}, QuicksandHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := res.Sched
+		isPP := func(pc uint64) bool {
+			for _, pp := range s.Reg.PPs {
+				if pp.IsRace() && pp.PC == pc {
+					return true
+				}
+			}
+			return false
+		}
+		for _, n := range s.Races {
+			if n.BothHalves && !weak {
+				t.Errorf("without -W, race %#x/%#x is marked both halves", n.PCA, n.PCB)
+			}
+			if !n.BothHalves || n.BothOrder {
+				continue
+			}
+			halves = append(halves, [2]uint64{n.PCA, n.PCB})
+			if !isPP(n.PCA) || !isPP(n.PCB) {
+				t.Errorf("-W: race %#x/%#x, seen in one order: PPs at %v/%v, want both", n.PCA, n.PCB, isPP(n.PCA), isPP(n.PCB))
+			}
+		}
+		if weak && len(halves) == 0 {
+			t.Fatalf("-W: no single-order race between a transaction and plain code: %+v", s.Races)
+		}
+		if !weak {
+			for _, n := range s.Races {
+				if !n.BothOrder && slices.Contains(halves, [2]uint64{n.PCA, n.PCB}) && isPP(n.PCB) {
+					t.Errorf("without -W, race %#x/%#x, seen in one order, has a PP at its second access", n.PCA, n.PCB)
+				}
 			}
 		}
 	}

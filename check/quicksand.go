@@ -381,7 +381,11 @@ func (q *qsRunner) races(cs []*race.Candidate) []quicksand.Race {
 			continue // inside a function the PP filters exclude: a PP there never fires
 		}
 		out = append(out, quicksand.Race{PCA: a.PC, PCB: b.PC, WhereA: q.where(a.PC), WhereB: q.where(b.PC),
-			BothOrder: c.BothOrder, FirstInterleaving: c.FirstInterleaving, Realloc: c.Realloc})
+			BothOrder: c.BothOrder, FirstInterleaving: c.FirstInterleaving, Realloc: c.Realloc,
+			// Under weak atomicity a transaction's body has PPs, so
+			// both halves of a transactional/non-transactional race
+			// can be preempted (thesis §6.2.4, -W).
+			BothHalves: q.base.Spec.WeakAtomicity && a.Txn != b.Txn})
 	}
 	return out
 }

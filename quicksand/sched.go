@@ -154,6 +154,10 @@ type Race struct {
 	FirstInterleaving bool `msgpack:"first"`
 	// Realloc: the free-then-re-malloc pattern; never spawns a job.
 	Realloc bool `msgpack:"realloc"`
+	// BothHalves: a PP goes at both accesses even if the race was seen
+	// in one order (under weak atomicity, a transactional access racing
+	// with a non-transactional one: thesis §6.2.4).
+	BothHalves bool `msgpack:"halves,omitempty"`
 }
 
 // RaceNote is a race Quicksand was told about, once per pair.
@@ -341,11 +345,21 @@ func (s *Sched) suspended() []*Job {
 	return p
 }
 
+// holdsBack reports whether job a, running or suspended, holds back job
+// b under Algorithm 3's subset rule: b's set contains a's, so b would
+// take at least as long. The empty set holds back no job: it is a subset
+// of every set, so the rule would make it hold back the whole run; with
+// one worker, a suspended {} seed (which spawns no jobs) would leave no
+// other job to run, and a running one would see no better job.
+func holdsBack(a, b *Job) bool {
+	return a.Set.Len() > 0 && a.Set.SubsetOf(b.Set)
+}
+
 // hasSuspendedSubset reports whether some other suspended job's set is a
 // subset of j's: then j would take at least as long, so it waits.
 func (s *Sched) hasSuspendedSubset(j *Job, susp []*Job) bool {
 	for _, o := range susp {
-		if o != j && o.Set.SubsetOf(j.Set) {
+		if o != j && holdsBack(o, j) {
 			return true
 		}
 	}
@@ -388,7 +402,7 @@ func (s *Sched) better(j0 *Job) *Job {
 		// A pending superset of j0 would take at least as long (the
 		// source's should_work_block ignores them); one with a suspended
 		// subset likewise.
-		if j0.Set.SubsetOf(jp.Set) || s.hasSuspendedSubset(jp, susp) {
+		if holdsBack(j0, jp) || s.hasSuspendedSubset(jp, susp) {
 			continue
 		}
 		return jp
@@ -518,9 +532,9 @@ func (s *Sched) OnRace(j0 *Job, r Race) []*Job {
 	where := []string{r.WhereA}
 	if r.BothOrder {
 		prio = PrioBothOrder
-		if r.PCB != r.PCA {
-			pcs, where = append(pcs, r.PCB), append(where, r.WhereB)
-		}
+	}
+	if (r.BothOrder || r.BothHalves) && r.PCB != r.PCA {
+		pcs, where = append(pcs, r.PCB), append(where, r.WhereB)
 	}
 	var added []*Job
 	ids := make([]int, len(pcs))
@@ -559,6 +573,7 @@ func (s *Sched) note(j0 *Job, r Race) {
 			// Re-reports only strengthen a note.
 			n.BothOrder = n.BothOrder || r.BothOrder
 			n.FirstInterleaving = n.FirstInterleaving || r.FirstInterleaving
+			n.BothHalves = n.BothHalves || r.BothHalves
 			n.Realloc = n.Realloc && r.Realloc
 			return
 		}

@@ -210,12 +210,43 @@ func TestETAInversion(t *testing.T) {
 		t.Errorf("only a suspended superset: %v, want continue", d)
 	}
 	// A suspended job with a suspended subset is not run first (lines
-	// 12-13): {race} at 3 h has the suspended subset { } at 9 h.
-	other.Set = Of(r)
-	sub := s.Jobs[0]
+	// 12-13): {lock, race} at 3 h has the suspended subset {lock} at 9 h.
+	sub := s.Jobs[1]
+	other.Set = sub.Set.With(r)
 	sub.Status, sub.ETA = Suspended, float64(9*time.Hour)
 	if d := report(s, 3, 103, 4*3600, 0); d != Continue {
 		t.Errorf("the lower-ETA job has a suspended subset: %v, want continue", d)
+	}
+}
+
+// TestEmptySetHoldsNothingBack: the { } seed is a subset of every job, so
+// under the subset rule it would hold back the whole run; it holds back
+// none. (With one worker, the rule let htm1(3,4)'s { } seed keep the
+// worker until the budget ran out, and the race jobs that find its bug
+// were never made.)
+func TestEmptySetHoldsNothingBack(t *testing.T) {
+	s := seeded(t, Options{})
+	empty, lock := s.Jobs[0], s.Jobs[1]
+	// Running, { } finds the pending {lock} better once its ETA is
+	// too long (line 6 skips only a job's supersets, and every job is
+	// one of the empty set's).
+	s.Start(empty)
+	if d := report(s, 0, 100, 4*3600, 0); d != Suspend {
+		t.Errorf("{ } over budget with {lock} pending: %v, want suspend", d)
+	}
+	s.Suspended(empty)
+	// Suspended, it holds back no pending job.
+	if j := s.Next(); j != lock {
+		t.Fatalf("Next = %v, want the pending {lock}", j)
+	}
+	// A non-empty suspended subset still does.
+	s.Start(lock)
+	if d := report(s, 1, 100, 4*3600, 0); d != Suspend {
+		t.Fatalf("{lock} over budget: %v, want suspend", d)
+	}
+	s.Suspended(lock)
+	if j := s.Next(); j != s.Jobs[2] {
+		t.Errorf("Next = %v, want {unlock}, the pending job that contains no suspended set", j)
 	}
 }
 
@@ -304,6 +335,32 @@ func TestRaceJobs(t *testing.T) {
 	}
 	if len(s.Races) != 3 || !s.Races[1].BothOrder || s.Races[2].Realloc {
 		t.Errorf("race notes %+v, want 3 distinct pairs, (c,d) both-order, (e,f) not only a reallocation", s.Races)
+	}
+}
+
+// TestBothHalves: under weak atomicity a race between a transactional and
+// a plain access gets a PP at both accesses though seen in one order
+// (thesis §6.2.4), with a single-order race's priority.
+func TestBothHalves(t *testing.T) {
+	s := seeded(t, Options{})
+	lock := s.Jobs[1]
+	s.Start(lock)
+	added := s.OnRace(lock, Race{PCA: 0xa, PCB: 0xb, BothHalves: true})
+	var pcs []uint64
+	for _, j := range added {
+		for _, id := range j.Set.IDs() {
+			if pp := s.Reg.PPs[id]; pp.IsRace() && !slices.Contains(pcs, pp.PC) {
+				pcs = append(pcs, pp.PC)
+			}
+		}
+	}
+	if len(added) != 4 || !slices.Equal(pcs, []uint64{0xa, 0xb}) {
+		t.Fatalf("%d jobs over PPs %#x, want 4 over 0xa and 0xb", len(added), pcs)
+	}
+	for _, pp := range s.Reg.PPs[2:] {
+		if pp.Priority != PrioSingleOrder {
+			t.Errorf("PP %#x: priority %d, want single-order", pp.PC, pp.Priority)
+		}
 	}
 }
 

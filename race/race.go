@@ -55,6 +55,9 @@ type Side struct {
 	Thread   record.TID
 	Write    bool
 	Atomic   bool
+	// Txn: the access ran inside a committed transaction (it held the
+	// transactions' global lock, thesis Thm 4).
+	Txn bool `msgpack:",omitempty"`
 	// Tr is the index, in the branch Candidate.Branch, of the transition
 	// that made this access (one of Candidate.I and Candidate.J).
 	Tr int
@@ -598,8 +601,8 @@ func (a *Analyzer) sight(trs []*record.Transition, cur, i, j int, e, f *entry) {
 		c.Branch, c.I, c.J = cur, i, j
 		c.FirstInterleaving = cur == 0
 		c.Realloc = true
-		sa := Side{PC: e.pc, Addr: e.addr, Thread: trs[i].Thread, Write: e.write, Atomic: e.atomic, Tr: i}
-		sb := Side{PC: f.pc, Addr: f.addr, Thread: trs[j].Thread, Write: f.write, Atomic: f.atomic, Tr: j}
+		sa := Side{PC: e.pc, Addr: e.addr, Thread: trs[i].Thread, Write: e.write, Atomic: e.atomic, Txn: a.ls.has(e.ls, txnLock), Tr: i}
+		sb := Side{PC: f.pc, Addr: f.addr, Thread: trs[j].Thread, Write: f.write, Atomic: f.atomic, Txn: a.ls.has(f.ls, txnLock), Tr: j}
 		if sb.PC < sa.PC {
 			sa, sb = sb, sa
 		}
@@ -673,6 +676,12 @@ func (l *locksets) add(id int32, k lockKey) int32 {
 	l.pool = append(l.pool, ks[pos:]...)
 	l.sets = append(l.sets, span32{off, int32(len(l.pool))})
 	return int32(len(l.sets) - 1)
+}
+
+// has reports whether set id holds k.
+func (l *locksets) has(id int32, k lockKey) bool {
+	_, found := slices.BinarySearchFunc(l.keys(id), k, cmpLock)
+	return found
 }
 
 // remove returns the id of set id \ {k}.

@@ -17,7 +17,10 @@
 // counts them, under Quicksand (one worker, the interleaving clock) and
 // under -M.
 //
-//	go run ./bench/cmd/htmtable -bugs > /tmp/htmbugs.md
+//	go run ./bench/cmd/htmtable -bugs -limit 5m > /tmp/htmbugs.md
+//
+// -only restricts any table to the rows whose test(K,N) contains a
+// string (-only 'htm1(' for htm1's rows).
 //
 // With -abstraction it prints the Table 6.4 analogue: the lock tests
 // over the three locks and the data structures over a plain mutex, in
@@ -31,6 +34,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"landslide/check"
@@ -95,10 +99,20 @@ var abstractionRows = []row{
 
 func main() {
 	limit := flag.Duration("limit", 10*time.Minute, "wall time of one cell")
-	budget := flag.Int("budget", 10_000_000, "interleavings of one cell (Quicksand's --interleaving-budget)")
+	budget := flag.Int("budget", 0, "interleavings of one cell (Quicksand's --interleaving-budget; 0: 10M for the state spaces, 3M with -bugs)")
 	bugs := flag.Bool("bugs", false, "time to the first bug (Table 6.1) instead of state-space sizes")
 	abstraction := flag.Bool("abstraction", false, "the lock tests and the mutex-abstracted data structures (Table 6.4) instead")
+	only := flag.String("only", "", "run only the rows whose test(K,N) contains this string")
 	flag.Parse()
+	rows = filter(rows, *only)
+	bugRows = filter(bugRows, *only)
+	abstractionRows = filter(abstractionRows, *only)
+	if *budget == 0 {
+		*budget = 10_000_000
+		if *bugs {
+			*budget = bugBudget
+		}
+	}
 	if *bugs {
 		bugTable(*budget, *limit)
 		return
@@ -129,6 +143,17 @@ func main() {
 		}
 		fmt.Println(line + " |")
 	}
+}
+
+// filter keeps the rows whose name test(K,N) contains s.
+func filter(rs []row, s string) []row {
+	var out []row
+	for _, r := range rs {
+		if strings.Contains(fmt.Sprintf("%s(%d,%d)", r.test, r.k, r.n), s) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // spec is the row's program, at its size, with mode's options, and its
@@ -219,6 +244,14 @@ var bugRows = []row{
 	{"lock_fast_spinlock", 2, 1, [3]string{"2", "2"}},
 	{"lock_fast_spinlock", 9, 9, [3]string{"2", "2"}},
 }
+
+// bugBudget is a first-bug cell's default budget: about as many
+// interleavings as one core explores here in the 3 to 4 minutes the
+// cell's wall clock allows. Quicksand suspends the jobs whose ETA
+// exceeds twice the budget left; with a budget far beyond the wall
+// clock, a job expected to finish keeps the only worker until the clock
+// stops the cell, and the jobs behind it never run.
+const bugBudget = 3_000_000
 
 func bugTable(budget int, limit time.Duration) {
 	fmt.Println("| test (K,N) | Quicksand: CPU, buggy job's interleavings (all jobs') | thesis | -M: CPU, interleavings | thesis |")

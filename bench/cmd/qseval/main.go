@@ -94,6 +94,36 @@ var configurations = []configuration{
 	{name: "ShMem", flags: "--control --preempt-everywhere", hb: check.Limited, control: true, everywhere: true},
 }
 
+// selectConfigurations narrows configurations to the comma-separated
+// names in list (all when empty), in the table's order.
+func selectConfigurations(list string) error {
+	if list == "" {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		want[strings.TrimSpace(name)] = true
+	}
+	var out []configuration
+	for _, c := range configurations {
+		if want[c.name] {
+			out = append(out, c)
+			delete(want, c.name)
+		}
+	}
+	if len(want) > 0 {
+		return fmt.Errorf("-configs: unknown configuration %q (have QS-LHB, QS-PHB, ICB, DPOR, ShMem)", sortedKeys(want)[0])
+	}
+	configurations = out
+	return nil
+}
+
+// hasConfiguration reports whether a control (or, with false, a
+// Quicksand configuration) is among those selected.
+func hasConfiguration(control bool) bool {
+	return slices.ContainsFunc(configurations, func(c configuration) bool { return c.control == control })
+}
+
 // skipped are the reference tests left out unless -tests names them: the
 // thesis figures and race demonstrations (fig*, realloc_race, xplusplus),
 // a test of the yield loop, and the atomic-instruction tests, none of
@@ -223,10 +253,15 @@ func main() {
 	compare := flag.Bool("compare-workers", false, "run the whole evaluation with -cpus 1 and with -cpus 2, alternating by blocks of rows, and compare their wall times")
 	block := flag.Int("block", 4, "with -compare-workers: rows run under one CPU count before switching to the other")
 	keep := flag.Bool("keep", false, "keep the temporary directory of binaries and bug reports")
+	configs := flag.String("configs", "", "comma-separated configurations (columns) to run, e.g. QS-LHB,QS-PHB (default: all)")
 	reuse := flag.String("reuse", "", "a directory an earlier run kept (-keep): use the binaries in it instead of building them again (only if the sources have not changed since)")
 	flag.Parse()
 	if *cpus < 1 || *budget <= 0 || *homeStretch < 0 || *block < 1 {
 		fmt.Fprintln(os.Stderr, "qseval: -cpus and -block must be at least 1, -budget positive, -home-stretch at least 0")
+		os.Exit(2)
+	}
+	if err := selectConfigurations(*configs); err != nil {
+		fmt.Fprintln(os.Stderr, "qseval:", err)
 		os.Exit(2)
 	}
 	if *compare && isSet("cpus") {
@@ -687,8 +722,12 @@ func printComparison(one, two *evaluation, budget time.Duration, block int) {
 	fmt.Println("| cells | wall, 1 CPU | wall, 2 CPUs | ratio |")
 	fmt.Println("|---|---:|---:|---:|")
 	fmt.Printf("| **the whole evaluation** | %s | %s | **%s** |\n", one.wall().Round(time.Second), two.wall().Round(time.Second), ratio(two.wall(), one.wall()))
-	fmt.Printf("| Quicksand (QS-LHB, QS-PHB), `-c 1` / `-c 2` | %s | %s | %s |\n", one.qsWall.Round(time.Second), two.qsWall.Round(time.Second), ratio(two.qsWall, one.qsWall))
-	fmt.Printf("| controls, one / two at once | %s | %s | %s |\n", one.ctlWall.Round(time.Second), two.ctlWall.Round(time.Second), ratio(two.ctlWall, one.ctlWall))
+	if hasConfiguration(false) {
+		fmt.Printf("| Quicksand (QS-LHB, QS-PHB), `-c 1` / `-c 2` | %s | %s | %s |\n", one.qsWall.Round(time.Second), two.qsWall.Round(time.Second), ratio(two.qsWall, one.qsWall))
+	}
+	if hasConfiguration(true) {
+		fmt.Printf("| controls, one / two at once | %s | %s | %s |\n", one.ctlWall.Round(time.Second), two.ctlWall.Round(time.Second), ratio(two.ctlWall, one.ctlWall))
+	}
 	fmt.Printf("\nA cell that runs out of its %s of CPU time takes half as long on two CPUs by construction; "+
 		"the cells that ended before their budget (a bug, a total verification, or every state space complete) "+
 		"under both CPU counts show the speed-up itself:\n\n", budget)
