@@ -2,9 +2,12 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
+	"landslide/job"
 	"landslide/quicksand"
 	"landslide/store"
 )
@@ -82,5 +85,76 @@ func TestQuicksandResumeAfterBug(t *testing.T) {
 	if gb.Job != wb.Job || gb.Message != wb.Message || gb.Signature != wb.Signature || gb.FoundAt != wb.FoundAt {
 		t.Errorf("resumed: job %d %q signature %s at %v; uninterrupted: job %d %q signature %s at %v",
 			gb.Job, gb.Message, gb.Signature, gb.FoundAt, wb.Job, wb.Message, wb.Signature, wb.FoundAt)
+	}
+}
+
+// TestQuicksandInterruptAnywhere: an interrupted deterministic run,
+// resumed, ends exactly as the uninterrupted run, wherever the
+// interruption fell. The interrupted job used to be recorded as
+// suspended by the scheduler: the resumed run then started the next
+// pending job instead, and job 2 of paradise_lost ended with 100 or 3,000
+// interleavings instead of 7,653 (or 2,414 after three suspensions).
+func TestQuicksandInterruptAnywhere(t *testing.T) {
+	image, err := os.ReadFile("../fixtures/bin/ref/paradise_lost.elf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pps, err := ResolvePPs(image, PPRequest{Args: []string{"paradise_lost.elf"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := QuicksandSpec{
+		Base:    Spec{Program: "paradise_lost.elf", Kernel: pps.Kernel, TestingMutexes: pps.TestingMutexes},
+		Options: quicksand.Options{Budget: 40000, Deterministic: true},
+	}
+	jobs := func(r *QuicksandResult) string {
+		var b strings.Builder
+		for _, j := range r.Sched.Jobs {
+			fmt.Fprintf(&b, "%d %v %d %d; ", j.ID, j.Status, j.Interleavings, j.Suspensions)
+		}
+		return b.String()
+	}
+	want, err := Quicksand(context.Background(), spec, image, Recording{}, QuicksandHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := want.Sched.Jobs[1]; j.Suspensions != 1 || j.Interleavings < 3001 {
+		t.Fatalf("uninterrupted: job 2 has %d interleavings and %d suspensions; the cuts below assume more than 3,000 and 1", j.Interleavings, j.Suspensions)
+	}
+	// In job 2 before the scheduler suspends it, and in job 3 after.
+	for _, cut := range []struct{ job, n int }{{2, 100}, {2, 3000}, {3, 5000}} {
+		st, err := store.Open(t.TempDir(), store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := Recording{Store: st}
+		ctx, cancel := context.WithCancel(context.Background())
+		first, err := Quicksand(ctx, spec, image, rec, QuicksandHooks{OnStep: func(id int, s job.Step) {
+			if id == cut.job && s.Interleavings == cut.n {
+				cancel()
+			}
+		}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !first.Interrupted {
+			t.Fatalf("cut %v: the run was not interrupted", cut)
+		}
+		if err := first.Finish(rec); err != nil {
+			t.Fatal(err)
+		}
+		run, err := st.Run(first.Run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ResumeQuicksand(context.Background(), rec, run, 0, QuicksandHooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := jobs(got), jobs(want); g != w {
+			t.Errorf("interrupted at job %d's interleaving %d, resumed:\n%s\nuninterrupted:\n%s", cut.job, cut.n, g, w)
+		}
+		st.Close()
 	}
 }

@@ -216,12 +216,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		d.cfg.Now = func() time.Duration { return before + time.Since(start) }
 	}
 	d.start, d.cpu0, d.wall0 = time.Now(), d.s.CPU, d.s.Wall
-	// Jobs that were running when the stored run stopped go first, in
-	// order, as they would have gone on.
+	// Jobs that were running when the stored run stopped (a crash left
+	// them Running, an interruption Interrupted) go first, in order, as
+	// they would have gone on.
 	var resume []*Job
 	for _, j := range d.s.Jobs {
-		if j.Status == Running {
-			j.Status = Suspended
+		if j.Status == Running || j.Interrupted {
+			d.s.Interrupt(j)
 			resume = append(resume, j)
 		}
 	}
@@ -355,7 +356,7 @@ func (d *driver) end(j *Job, out *Outcome) {
 	d.s.Now = max(d.s.Now, d.now())
 	d.s.learnStack(out.SharedStack)
 	if out.Interrupted && out.Bug == "" && !out.Complete {
-		d.s.Suspended(j)
+		d.s.Interrupt(j)
 		return
 	}
 	d.s.Finished(j, out.Complete, out.Bug)

@@ -67,6 +67,9 @@ type Job struct {
 	Note string `msgpack:"note,omitempty"`
 	// Suspensions counts the times it was suspended.
 	Suspensions int `msgpack:"susp,omitempty"`
+	// Interrupted: it was running when the run was interrupted (Status
+	// Suspended); a resumed run restarts it first (Sched.Interrupt).
+	Interrupted bool `msgpack:"intr,omitempty"`
 	// FoundAt is the clock when it found its bug (time to the bug).
 	FoundAt time.Duration `msgpack:"found,omitempty"`
 	// SharedStack are the shared stack locations the job records (the
@@ -389,9 +392,14 @@ func (s *Sched) Next() *Job {
 	return nil
 }
 
-// Start marks a job as running on a worker.
+// Start marks a job as running on a worker. A job the run's interruption
+// stopped goes on as if it had not stopped: its interleavings since its
+// start still count towards the ETA threshold.
 func (s *Sched) Start(j *Job) {
-	j.Status, j.SinceStart, j.stop = Running, 0, false
+	if !j.Interrupted {
+		j.SinceStart = 0
+	}
+	j.Status, j.Interrupted, j.stop = Running, false, false
 }
 
 // better is Algorithm 3's search for a job more likely to finish than the
@@ -448,6 +456,13 @@ func (s *Sched) Progress(j *Job, interleavings int, eta float64, proportion floa
 func (s *Sched) Suspended(j *Job) {
 	j.Status, j.Started = Suspended, true
 	j.Suspensions++
+}
+
+// Interrupt records that the run's interruption stopped a running job:
+// it waits like a suspended one, but a resumed run restarts it first,
+// where it was (the scheduler did not decide to stop it).
+func (s *Sched) Interrupt(j *Job) {
+	j.Status, j.Started, j.Interrupted = Suspended, true, true
 }
 
 // Finished records how a job's exploration ended: complete (no bug), a

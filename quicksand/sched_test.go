@@ -482,3 +482,26 @@ func TestLifecycleAndVerification(t *testing.T) {
 		t.Errorf("stopped without a reason: %v", s2.Jobs[3].Status)
 	}
 }
+
+// TestInterrupt: a job the run's interruption stopped is no suspension:
+// its count stays, and restarted it keeps its interleavings since its
+// start (the ETA threshold goes on where it was).
+func TestInterrupt(t *testing.T) {
+	s := seeded(t, Options{})
+	lock := s.Jobs[1]
+	s.Start(lock)
+	report(s, 1, 20, inf, 0)
+	s.Interrupt(lock)
+	if lock.Status != Suspended || lock.Suspensions != 0 || !lock.Interrupted {
+		t.Fatalf("interrupted: %v, %d suspensions, interrupted %v", lock.Status, lock.Suspensions, lock.Interrupted)
+	}
+	s.Start(lock)
+	if lock.SinceStart != 20 || lock.Interrupted {
+		t.Errorf("restarted after the interruption: %d since its start, interrupted %v; want 20, false", lock.SinceStart, lock.Interrupted)
+	}
+	s.Suspended(lock)
+	s.Start(lock)
+	if lock.SinceStart != 0 || lock.Suspensions != 1 {
+		t.Errorf("restarted after a suspension: %d since its start, %d suspensions; want 0, 1", lock.SinceStart, lock.Suspensions)
+	}
+}
