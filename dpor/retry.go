@@ -105,39 +105,44 @@ func retryMap(l []FrontierRetry) map[record.TID]*RetryTag {
 }
 
 // result is the _xbegin result behind transition k: the value thread
-// trs[k].Thread chose at its latest pass of an _xbegin up to k, whether
-// k is that transaction's body, and false if the thread passed none.
-func (x *Explorer) result(k int) (bits uint8, txn, ok bool) {
+// trs[k].Thread chose at its latest pass of an _xbegin up to k, and the
+// index of that pass (-1 if the thread passed none; k itself when k is
+// the transaction's body).
+func (x *Explorer) result(k int) (bits uint8, at int) {
 	q := x.trs[k].Thread
 	for m := k; m >= 0; m-- {
 		if x.trs[m].Thread != q || !x.atXbegin(m, q) {
 			continue
 		}
 		if x.choiceValue(m) != 0 {
-			return resAbort, false, true
+			return resAbort, m
 		}
-		return resSuccess, m == k, true
+		return resSuccess, m
 	}
-	return 0, false, false
+	return 0, -1
 }
 
 // noteRace prepares the retry set of race (i, j) for the tag tagPair is
-// about to place (nil: free).
+// about to place (nil: free). The set holds the results of the two
+// _xbegin passes behind the race that the reversal, which starts at
+// node i, runs again; a pass before node i is in the branch's prefix,
+// its result fixed there, and no later pass of that thread is the
+// race's.
 func (x *Explorer) noteRace(i, j int) {
 	x.rsNext = nil
 	if !x.opt.RetrySets || j >= len(x.choices) {
 		return
 	}
-	ri, ti, oki := x.result(i)
-	rj, tj, okj := x.result(j)
-	if !ti && !tj {
-		return
+	ri, ai := x.result(i)
+	rj, aj := x.result(j)
+	if ai != i && aj != j {
+		return // no transaction in the race
 	}
 	c := retryCons{}
-	if oki {
+	if ai >= i {
 		c[x.trs[i].Thread] = ri
 	}
-	if okj {
+	if aj >= i {
 		c[x.trs[j].Thread] = rj
 	}
 	// The reversal runs j's thread at i: i's thread waits for it.

@@ -52,3 +52,32 @@ func TestRetrySetBlocking(t *testing.T) {
 		t.Errorf("after abandoning a bare wait: %v", x.nodes[0].consIn)
 	}
 }
+
+// TestRetrySetPasses: a retry set holds the results of the race's
+// _xbegin passes that the reversal runs again. Thread 1 aborts at its
+// _xbegin (transition 0) and its failure path (1) races with thread 2's
+// transaction (2). Reversing (1, 2) starts at node 1, after thread 1's
+// pass: its result is in the prefix, and forcing it on thread 1's next
+// pass, a later transaction, would prune that transaction's commit for
+// no race. Reversing (0, 2) runs thread 1's pass again.
+func TestRetrySetPasses(t *testing.T) {
+	x := &Explorer{opt: Options{Spec: Spec{RetrySets: true}}}
+	x.nodes = []node{{xb: []record.TID{1, 2}}, {xb: []record.TID{2}}, {xb: []record.TID{2}}}
+	x.trs = []*record.Transition{{Thread: 1}, {Thread: 1}, {Thread: 2}}
+	x.choices = []record.Choice{{Thread: 1, Value: record.XabortRetry}, {Thread: 1}, {Thread: 2}}
+	x.noteRace(1, 2)
+	if want := (retryCons{1: resWait, 2: resSuccess}); !maps.Equal(x.rsNext, want) {
+		t.Errorf("race (1, 2): retry set %v, want %v", x.rsNext, want)
+	}
+	x.noteRace(0, 2)
+	if want := (retryCons{1: resAbort | resWait, 2: resSuccess}); !maps.Equal(x.rsNext, want) {
+		t.Errorf("race (0, 2): retry set %v, want %v", x.rsNext, want)
+	}
+	// No transaction in the race (thread 1's failure path against a
+	// plain access of thread 2 before any _xbegin): free.
+	x.nodes[2].xb = nil
+	x.noteRace(1, 2)
+	if x.rsNext != nil {
+		t.Errorf("race without a transaction: retry set %v, want none", x.rsNext)
+	}
+}
