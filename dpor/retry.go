@@ -18,9 +18,8 @@ import (
 // schedule passes it over until the other thread has passed its _xbegin,
 // and where that would deadlock the node's sets are abandoned
 // (unblocked). A tag also placed for a race without a transaction is
-// free (no set). Like
-// the thesis's, the reduction has no proof; its exact counts (Fig. 6.8)
-// and the soundness tests check it.
+// free (no set). Like the thesis's, the reduction has no proof; its
+// exact counts (Fig. 6.8) and the soundness tests check it.
 
 // Results a retry set allows a thread, and whether it waits.
 const (
@@ -135,8 +134,8 @@ func (x *Explorer) noteRace(i, j int) {
 	}
 	ri, ai := x.result(i)
 	rj, aj := x.result(j)
-	if ai != i && aj != j {
-		return // no transaction in the race
+	if !(ai == i && ri == resSuccess) && !(aj == j && rj == resSuccess) {
+		return // neither side is a committed transaction
 	}
 	c := retryCons{}
 	if ai >= i {

@@ -73,11 +73,14 @@ func TestRetrySetPasses(t *testing.T) {
 	if want := (retryCons{1: resAbort | resWait, 2: resSuccess}); !maps.Equal(x.rsNext, want) {
 		t.Errorf("race (0, 2): retry set %v, want %v", x.rsNext, want)
 	}
-	// No transaction in the race (thread 1's failure path against a
-	// plain access of thread 2 before any _xbegin): free.
+	// No committed transaction in the race (thread 1's aborted pass or
+	// its failure path, against a plain access of thread 2 before any
+	// _xbegin): free.
 	x.nodes[2].xb = nil
-	x.noteRace(1, 2)
-	if x.rsNext != nil {
-		t.Errorf("race without a transaction: retry set %v, want none", x.rsNext)
+	for _, i := range []int{0, 1} {
+		x.noteRace(i, 2)
+		if x.rsNext != nil {
+			t.Errorf("race (%d, 2), without a transaction: retry set %v, want none", i, x.rsNext)
+		}
 	}
 }
