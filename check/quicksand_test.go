@@ -6,11 +6,48 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"landslide/job"
 	"landslide/quicksand"
 	"landslide/store"
 )
+
+// deterministicRef is a Quicksand run of the reference test name with
+// the interleaving clock and budget interleavings, and its image.
+func deterministicRef(t *testing.T, name string, budget int) (QuicksandSpec, []byte) {
+	t.Helper()
+	image, err := os.ReadFile("../fixtures/bin/ref/" + name + ".elf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pps, err := ResolvePPs(image, PPRequest{Args: []string{name + ".elf"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return QuicksandSpec{
+		Base:    Spec{Program: name + ".elf", Kernel: pps.Kernel, TestingMutexes: pps.TestingMutexes},
+		Options: quicksand.Options{Budget: time.Duration(budget), Deterministic: true},
+	}, image
+}
+
+// finishAndResume records the end of the interrupted run first in rec's
+// store and resumes it there to its end.
+func finishAndResume(t *testing.T, rec Recording, first *QuicksandResult) *QuicksandResult {
+	t.Helper()
+	if err := first.Finish(rec); err != nil {
+		t.Fatal(err)
+	}
+	run, err := rec.Store.Run(first.Run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ResumeQuicksand(context.Background(), rec, run, 0, QuicksandHooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
 
 // TestQuicksandResumeAfterBug: a stored Quicksand run interrupted after a
 // job found its bug, then resumed, reports that bug as an uninterrupted
@@ -20,18 +57,7 @@ import (
 // processes' results differed and deduplication could count the bug
 // twice).
 func TestQuicksandResumeAfterBug(t *testing.T) {
-	image, err := os.ReadFile("../fixtures/bin/ref/fig1.elf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pps, err := ResolvePPs(image, PPRequest{Args: []string{"fig1.elf"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := QuicksandSpec{
-		Base:    Spec{Program: "fig1.elf", Kernel: pps.Kernel, TestingMutexes: pps.TestingMutexes},
-		Options: quicksand.Options{Budget: 20000, Deterministic: true},
-	}
+	spec, image := deterministicRef(t, "fig1", 20000)
 	want, err := Quicksand(context.Background(), spec, image, Recording{}, QuicksandHooks{})
 	if err != nil {
 		t.Fatal(err)
@@ -63,18 +89,7 @@ func TestQuicksandResumeAfterBug(t *testing.T) {
 	if !first.Interrupted || len(first.Bugs) != 1 {
 		t.Fatalf("interrupted run: interrupted %v, %d bugs; want interrupted after the bug", first.Interrupted, len(first.Bugs))
 	}
-	if err := first.Finish(rec); err != nil {
-		t.Fatal(err)
-	}
-
-	run, err := st.Run(first.Run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := ResumeQuicksand(context.Background(), rec, run, 0, QuicksandHooks{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := finishAndResume(t, rec, first)
 	if got.Verdict.Outcome != Bug || len(got.Bugs) != 1 {
 		t.Fatalf("resumed: %s with %d bugs, want one bug", got.Verdict.Outcome, len(got.Bugs))
 	}
@@ -95,18 +110,7 @@ func TestQuicksandResumeAfterBug(t *testing.T) {
 // pending job instead, and job 2 of paradise_lost ended with 100 or 3,000
 // interleavings instead of 7,653 (or 2,414 after three suspensions).
 func TestQuicksandInterruptAnywhere(t *testing.T) {
-	image, err := os.ReadFile("../fixtures/bin/ref/paradise_lost.elf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pps, err := ResolvePPs(image, PPRequest{Args: []string{"paradise_lost.elf"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec := QuicksandSpec{
-		Base:    Spec{Program: "paradise_lost.elf", Kernel: pps.Kernel, TestingMutexes: pps.TestingMutexes},
-		Options: quicksand.Options{Budget: 40000, Deterministic: true},
-	}
+	spec, image := deterministicRef(t, "paradise_lost", 40000)
 	jobs := func(r *QuicksandResult) string {
 		var b strings.Builder
 		for _, j := range r.Sched.Jobs {
@@ -141,17 +145,7 @@ func TestQuicksandInterruptAnywhere(t *testing.T) {
 		if !first.Interrupted {
 			t.Fatalf("cut %v: the run was not interrupted", cut)
 		}
-		if err := first.Finish(rec); err != nil {
-			t.Fatal(err)
-		}
-		run, err := st.Run(first.Run.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := ResumeQuicksand(context.Background(), rec, run, 0, QuicksandHooks{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := finishAndResume(t, rec, first)
 		if g, w := jobs(got), jobs(want); g != w {
 			t.Errorf("interrupted at job %d's interleaving %d, resumed:\n%s\nuninterrupted:\n%s", cut.job, cut.n, g, w)
 		}
