@@ -78,6 +78,14 @@ func (a *analysis) hb(i, j int) bool {
 	return s < len(c) && c[s] >= int32(i)
 }
 
+// happensAfter reports i → k (i < k) over every dependency: the order
+// of scheduling and memory conflicts.
+func (a *analysis) happensAfter(i, k int) bool {
+	f := a.full[k]
+	s := a.slot(a.thread[i])
+	return s < len(f) && f[s] >= int32(i)
+}
+
 // dependent reports whether t_k and t_n (k < n) do not commute: ordered
 // by →S (same thread, enabling), a memory conflict, or a disabling.
 func (a *analysis) dependent(k, n int) bool {
@@ -124,6 +132,16 @@ func (a *analysis) add(tr *record.Transition, before []record.TID) {
 			// matters (Flanagan and Godefroid's race "i ↛ p").
 			if a.thread[i] != tr.Thread && contains(a.before[i], tr.Thread) {
 				dis = append(dis, int32(i))
+			}
+		}
+	}
+	// A join (pthread_join) follows the joined thread's exit, its last
+	// transition on the branch.
+	for _, e := range tr.Sync {
+		if e.Kind == record.SyncJoin {
+			if k := a.last[a.slot(e.Other)]; k >= 0 && int(k) < j {
+				join(c, a.clocks[k])
+				flipIn = append(flipIn, k)
 			}
 		}
 	}

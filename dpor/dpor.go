@@ -40,7 +40,7 @@ func (d *dporStrategy) Branch(x *Explorer, br *Branch) error {
 	}
 	for _, p := range races {
 		x.noteRace(p[0], p[1])
-		x.tagPair(p[0], p[1])
+		x.tagPair(x.lockRace(p[0], p[1]), p[1])
 		x.rsNext = nil
 	}
 	x.injectConflicts(br.NewPairs)
@@ -61,7 +61,46 @@ func (d *dporStrategy) Branch(x *Explorer, br *Branch) error {
 		}
 	}
 	x.tagDisabled()
+	x.tagLockWaits(len(x.trs))
 	return x.probe()
+}
+
+// tagLockWaits: a thread that cannot run because its next step locks a
+// mutex another thread took (record.LockWaiter) never ran that lock on
+// this branch, so no conflict shows the race between the two
+// acquisitions: run it first at the node of the acquisition (among the
+// branch's first n transitions). The machine is at the state to ask.
+func (x *Explorer) tagLockWaits(n int) {
+	lw, ok := x.m.(record.LockWaiter)
+	if !ok {
+		return
+	}
+	seen := map[record.TID]bool{}
+	for _, tr := range x.trs {
+		p := tr.Thread
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		m, ok := lw.LockWait(p)
+		if !ok {
+			continue
+		}
+		for k := n - 1; k >= 0; k-- {
+			if l, ok := lockTaken(x.trs[k]); ok && l == m && x.trs[k].Thread != p {
+				if contains(x.nodes[k].runnable, p) {
+					x.tag(k, p)
+				} else {
+					for _, q := range x.nodes[k].runnable {
+						if q != x.trs[k].Thread {
+							x.tag(k, q)
+						}
+					}
+				}
+				break
+			}
+		}
+	}
 }
 
 // tagDisabled: a transition that disabled a runnable thread which then
@@ -148,6 +187,7 @@ func (x *Explorer) probe() error {
 				break
 			}
 		}
+		x.tagLockWaits(n) // p may have stopped at a lock
 		x.an.truncate(n)
 		x.trs = x.trs[:n]
 	}

@@ -18,6 +18,9 @@ type run struct {
 	res       *Result
 	schedules []string
 	outcomes  map[string]bool
+	// sleepBlocked counts the branches abandoned with every runnable
+	// thread asleep (not in schedules or outcomes).
+	sleepBlocked int
 }
 
 func explore(t *testing.T, m *model, opt Options) run {
@@ -26,6 +29,10 @@ func explore(t *testing.T, m *model, opt Options) run {
 	user := opt.OnBranch
 	opt.KeepGoing = true
 	opt.OnBranch = func(b *Branch) Stop {
+		if b.SleepBlocked {
+			r.sleepBlocked++
+			return Continue // not an end state of the program
+		}
 		r.schedules = append(r.schedules, schedString(b.Choices))
 		r.outcomes[m.outcome()] = true
 		if user != nil {

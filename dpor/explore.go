@@ -39,8 +39,16 @@ type Branch struct {
 	NewPairs   [][2]int
 	Bug        *record.Bug
 	Budget     bool // the execution ran out of instructions
-	Estimate   estimator.Estimate
+	// SleepBlocked: the branch stopped at a node where every runnable
+	// thread was asleep (Strategy.Pick returned abandon): it is not an
+	// interleaving, and its end state is not the program's.
+	SleepBlocked bool
+	Estimate     estimator.Estimate
 }
+
+// abandon is what Strategy.Pick returns to end the branch at the node
+// (every runnable thread there is asleep).
+const abandon record.TID = -1
 
 // Result is what an exploration established.
 type Result struct {
@@ -56,8 +64,12 @@ type Result struct {
 	// BugBranch is a copy of the failing branch (nil without a bug).
 	BugBranch *Branch
 	Budgeted  int // branches that ran out of instructions
-	Estimate  estimator.Estimate
-	Stopped   Stop // why an incomplete exploration stopped
+	// SleepBlocked counts the executions that ended with every runnable
+	// thread asleep (optimal DPOR: none); they are in Executed, not in
+	// Interleavings.
+	SleepBlocked int
+	Estimate     estimator.Estimate
+	Stopped      Stop // why an incomplete exploration stopped
 	// Depth is the number of transitions of the last interleaving.
 	Depth int
 }
@@ -98,18 +110,21 @@ type Explorer struct {
 	an        analysis
 	est       estimator.Path
 
-	round     int
-	bound     int
-	dropped   bool // a tag was dropped by the bound this round
-	branches  int  // completed branches this round
-	executed  int
-	nTrans    int
-	depthSum  int
-	lastDiv   int
-	budgeted  int  // branches that ran out of instructions
-	resumed   bool // Resume built the branch: Run starts by choosing the next one
-	lastStamp time.Duration
-	start     time.Time
+	round    int
+	bound    int
+	dropped  bool // a tag was dropped by the bound this round
+	branches int  // completed branches this round
+	executed int
+	nTrans   int
+	depthSum int
+	lastDiv  int
+	budgeted int // branches that ran out of instructions
+	// sleepBlocked counts the branches abandoned with every runnable
+	// thread asleep.
+	sleepBlocked int
+	resumed      bool // Resume built the branch: Run starts by choosing the next one
+	lastStamp    time.Duration
+	start        time.Time
 	// sampling: the strategy does not enumerate the tree (random walks),
 	// so the estimator's size, proportion and ETA mean nothing.
 	sampling bool
@@ -169,6 +184,9 @@ func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
 		n.xb = xbeginAfter(x.nodes[k-1].xb, x.trs[k-1])
 	}
 	x.nodes = append(x.nodes, n)
+	if k := len(x.nodes) - 1; k > 0 {
+		x.an.after(n.runnable)
+	}
 	x.strat.Reached(x, len(x.nodes)-1)
 }
 
@@ -182,7 +200,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 	if x.resumed {
 		res.Executed, res.Transitions, res.Interleavings = x.executed, x.nTrans, x.branches
 		res.Estimate, res.Bound, res.Budgeted = x.Estimate(), x.bound, x.budgeted
-		res.Depth = len(x.trs)
+		res.Depth, res.SleepBlocked = len(x.trs), x.sleepBlocked
 	} else {
 		if done, _ := x.m.Ended(); done {
 			return nil, errors.New("the machine has already ended")
@@ -213,6 +231,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			res.Estimate = br.Estimate
 			res.Bound = x.bound
 			res.Budgeted = x.budgeted
+			res.SleepBlocked = x.sleepBlocked
 			res.Depth = len(br.Transitions)
 			stop := Continue
 			if x.opt.OnBranch != nil {
@@ -349,6 +368,12 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		pending = record.Choice{}
 		if ch.Thread == 0 {
 			ch.Thread = x.strat.Pick(x)
+			if ch.Thread == abandon {
+				// Every runnable thread is asleep: whatever runs next
+				// repeats an explored subtree.
+				br.SleepBlocked = true
+				break
+			}
 		}
 		if ch.Thread == 0 {
 			ch.Thread = x.m.Default().Thread
@@ -394,14 +419,17 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 			break
 		}
 		x.pushNode(q, voluntary(tr.PP.Kind), pre)
-		x.an.after(x.nodes[len(x.nodes)-1].runnable)
 		if b := x.tooDeep(); b != nil {
 			br.Bug = b
 			break
 		}
 	}
 	x.executed++
-	x.branches++
+	if br.SleepBlocked {
+		x.sleepBlocked++
+	} else {
+		x.branches++
+	}
 	x.depthSum += len(x.trs)
 	// The new interleaving's conflicts: tag alternatives.
 	br.Divergence = x.lastDiv

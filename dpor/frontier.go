@@ -34,6 +34,9 @@ type Frontier struct {
 	Round, Bound, Branches, Executed, Steps, DepthSum, LastDiv, Budgeted, Failing int
 	Dropped                                                                       bool
 	Estimator                                                                     estimator.State
+	// Optimal is the optimal strategy's state, one entry per node (its
+	// sleep sets and wakeup trees are not a function of the path).
+	Optimal []OptimalNode `msgpack:",omitempty"`
 }
 
 // FrontierNode is one PP of the current branch.
@@ -75,6 +78,9 @@ func (x *Explorer) Frontier() *Frontier {
 		Failing:     x.an.failing,
 		Dropped:     x.dropped,
 		Estimator:   x.est.State(),
+	}
+	if o, ok := x.strat.(*optimalStrategy); ok {
+		f.Optimal = o.save()
 	}
 	for i := range x.nodes {
 		n := &x.nodes[i]
@@ -199,6 +205,11 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 		}
 	}
 	x.an.failing = f.Failing
+	if o, ok := x.strat.(*optimalStrategy); ok {
+		if err := o.load(f.Optimal, len(x.nodes)); err != nil {
+			return nil, err
+		}
+	}
 	return x, nil
 }
 

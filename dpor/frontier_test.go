@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"landslide/record"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // interrupted explores prog, stopping after each interleaving whose
@@ -67,7 +69,15 @@ func interrupted(t *testing.T, prog [][]op, opt Options, stops []int, withCheckp
 		if res.Stopped != StopControl {
 			return schedules, res
 		}
-		fr = x.Frontier()
+		// Through its stored form, as the store keeps it.
+		b, err := msgpack.Marshal(x.Frontier())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr = new(Frontier)
+		if err := msgpack.Unmarshal(b, fr); err != nil {
+			t.Fatal(err)
+		}
 		if round > len(stops) {
 			t.Fatal("more rounds than stops")
 		}
@@ -78,12 +88,14 @@ func interrupted(t *testing.T, prog [][]op, opt Options, stops []int, withCheckp
 // resuming from the frontier in a fresh machine explores exactly the
 // interleavings of an uninterrupted run, in the same order, with the same
 // result: plain DPOR, without sleep sets, ICB to the maximal bound, and
-// full enumeration; with and without checkpoints.
+// full enumeration, optimal DPOR (its sleep sets and wakeup trees
+// through the frontier); with and without checkpoints; through the
+// frontier's stored (msgpack) form.
 func TestResumeEqualsUninterrupted(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	modes := []Options{{}, {Spec: Spec{NoSleepSets: true}}, {Spec: Spec{Strategy: "icb"}}, {Spec: Spec{Strategy: "full"}}}
+	modes := []Options{{}, {Spec: Spec{NoSleepSets: true}}, {Spec: Spec{Strategy: "icb"}}, {Spec: Spec{Strategy: "full"}}, {Spec: Spec{Strategy: "optimal"}}}
 	resumed := 0
-	for n := 0; n < 60; n++ {
+	for n := 0; n < 75; n++ {
 		prog := randomProgram(r)
 		opt := modes[n%len(modes)]
 		want, wantRes := interrupted(t, prog, opt, nil, false)

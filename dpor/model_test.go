@@ -16,6 +16,10 @@ type model struct {
 	// clock, when set, advances by tick at every Step (estimator tests).
 	clock *int64
 	tick  int64
+	// posixLocks models locks as the kernel's pthread mutexes: a thread
+	// whose next operation locks a held mutex cannot run (no failed
+	// attempt), and lock and unlock carry the mutex's sync events.
+	posixLocks bool
 }
 
 type opKind uint8
@@ -66,6 +70,9 @@ func (m *model) clone(s modelState) modelState {
 
 func (m *model) canRun(i int) bool {
 	if m.st.pc[i] >= len(m.prog[i]) {
+		return false
+	}
+	if o := m.prog[i][m.st.pc[i]]; m.posixLocks && o.kind == opLock && m.st.held[o.v] != 0 {
 		return false
 	}
 	return m.st.waits[i] == 0
@@ -142,9 +149,17 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 			m.st.held[o.v] = c.Thread
 		}
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: 0x2000 + 8*uint64(o.v), Size: 8, Write: true, Atomic: true})
+		if m.posixLocks {
+			tr.Sync = append(tr.Sync, record.SyncEvent{Kind: record.SyncEnter, Func: record.MutexLock, Arg: 0x2000 + 8*uint64(o.v)},
+				record.SyncEvent{Kind: record.SyncReturn, Func: record.MutexLock, Arg: 0x2000 + 8*uint64(o.v)})
+		}
 	case opUnlock:
 		m.st.held[o.v] = 0
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: 0x2000 + 8*uint64(o.v), Size: 8, Write: true})
+		if m.posixLocks {
+			tr.Sync = append(tr.Sync, record.SyncEvent{Kind: record.SyncEnter, Func: record.MutexUnlock, Arg: 0x2000 + 8*uint64(o.v)},
+				record.SyncEvent{Kind: record.SyncReturn, Func: record.MutexUnlock, Arg: 0x2000 + 8*uint64(o.v)})
+		}
 		for k := range m.st.waits {
 			if m.st.waits[k] == 1+o.v {
 				m.st.waits[k] = 0
@@ -169,6 +184,18 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 		tr.PP = record.PP{Kind: record.PPEnd}
 	}
 	return tr, nil
+}
+
+// LockWait implements record.LockWaiter (posixLocks).
+func (m *model) LockWait(t record.TID) (uint64, bool) {
+	i := int(t) - 1
+	if !m.posixLocks || i < 0 || i >= len(m.prog) || m.st.pc[i] >= len(m.prog[i]) {
+		return 0, false
+	}
+	if o := m.prog[i][m.st.pc[i]]; o.kind == opLock && m.st.held[o.v] != 0 && m.st.held[o.v] != t {
+		return 0x2000 + 8*uint64(o.v), true
+	}
+	return 0, false
 }
 
 func (m *model) Ended() (bool, *record.Bug) { return m.st.ended, m.st.bug }

@@ -1,0 +1,503 @@
+package dpor
+
+import (
+	"fmt"
+	"slices"
+
+	"landslide/record"
+)
+
+// Optimal DPOR: source sets and wakeup trees (Abdulla, Aronis, Jonsson
+// and Sagonas, "Optimal dynamic partial order reduction", POPL 2014;
+// JACM 2017, Algorithm 2). Where the dpor strategy tags one thread at the
+// node before a race, this strategy inserts at that node the whole
+// sequence that reverses the race, v = notdep(e, E).e′: the transitions
+// between e and e′ that do not happen after e, then e′. Each node keeps
+// those sequences as a wakeup tree (an ordered tree of transitions, one
+// child per thread) and its sleep set (the threads whose subtrees are
+// done, with the transition each ran there); the exploration below a node
+// follows the tree's sequences first. A sequence is inserted only when no
+// thread asleep at the node is one of its weak initials (WI), and only
+// where the tree holds no sequence it is already "redundant" with
+// (insert[E](v, wut)). The result: each Mazurkiewicz trace of the
+// transitions is explored once, and no execution ends with every
+// runnable thread asleep (sleep-set blocked), which Result.SleepBlocked
+// counts and the benchmarks assert to be 0.
+//
+// Transitions are the machine's (from a PP to the next), so "each trace
+// once" is per the PP set: with every shared access a PP (the kernel's
+// EveryAccess) a transition holds one shared access and the traces are
+// those Nidhugg and GenMC count. Dependence is the analysis's: memory
+// conflicts of the access sets, and a transition that changes another
+// thread's runnability (creation, blocking, waking, a thread's exit for
+// its joiner) is dependent with it.
+//
+// What a thread would run next is known only from an execution that ran
+// it; where the strategy cannot know it (a thread that never ran again on
+// the branch), it assumes dependence: more sequences, never fewer. The
+// dpor strategy's safety nets for what a branch did not run (probe, the
+// disabled threads, a failure's dependence on everything) tag threads
+// without a sequence, as the dpor strategy does; the sleep sets still
+// apply to them.
+func init() {
+	register("optimal", "optimal DPOR: source sets and wakeup trees, each trace once (Abdulla et al. 2014)", true, func(s Spec) (Strategy, error) {
+		if err := onlyParams(s, "optimal"); err != nil {
+			return nil, err
+		}
+		return &optimalStrategy{}, nil
+	})
+}
+
+// event is a transition as the strategy compares it: its thread, what it
+// touched, and the threads whose runnability it changed.
+type event struct {
+	thread record.TID
+	keys   []keyMask
+	flips  []record.TID
+}
+
+// dependent reports whether a and b do not commute.
+func (a *event) dependent(b *event) bool {
+	if a.thread == b.thread || contains(a.flips, b.thread) || contains(b.flips, a.thread) {
+		return true
+	}
+	return keysConflict(a.keys, b.keys)
+}
+
+// keysConflict reports whether two sorted key lists touch a common byte,
+// one of them writing it.
+func keysConflict(a, b []keyMask) bool {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i].key < b[j].key:
+			i++
+		case a[i].key > b[j].key:
+			j++
+		default:
+			if a[i].w&(b[j].r|b[j].w) != 0 || a[i].r&b[j].w != 0 {
+				return true
+			}
+			i++
+			j++
+		}
+	}
+	return false
+}
+
+// wnode is a node of a wakeup tree: the transition ev (none at the root)
+// and the sequences that continue after it, in exploration order.
+type wnode struct {
+	ev   event
+	kids []*wnode
+}
+
+// optNode is the strategy's state at one node of the path.
+type optNode struct {
+	sleep []event // threads asleep here, with the transition each runs here
+	wut   wnode   // the wakeup tree's children still to explore (the root)
+	cur   *event  // the transition of the child being explored
+}
+
+type optimalStrategy struct {
+	nodes []optNode
+}
+
+func (*optimalStrategy) Bound(r int) (int, bool) { return onlyRound0(r) }
+
+// Reached sets up node i: the root's state is empty; a child's sleep set
+// is its parent's sleepers independent of the transition that led here,
+// and its wakeup tree the subtree of that transition's thread.
+func (s *optimalStrategy) Reached(x *Explorer, i int) {
+	if i == 0 {
+		s.nodes = append(s.nodes[:0], optNode{})
+		return
+	}
+	ev, sub := s.advance(x, i-1)
+	n := optNode{}
+	if sub != nil {
+		n.wut.kids = sub.kids
+	}
+	for _, q := range s.nodes[i-1].sleep {
+		if !q.dependent(&ev) {
+			n.sleep = append(n.sleep, q)
+		}
+	}
+	// A sequence whose next thread cannot run here was built from a
+	// wrong guess of what it would do (see the package comment on
+	// transitions): drop it; the race behind it is found again.
+	n.wut.kids = slices.DeleteFunc(slices.Clone(n.wut.kids), func(k *wnode) bool { return !contains(x.nodes[i].runnable, k.ev.thread) })
+	s.nodes = append(s.nodes, n)
+	for _, kid := range n.wut.kids {
+		x.tag(i, kid.ev.thread)
+	}
+}
+
+// advance notes that transition i of the branch is node i's current
+// child: the previous one's subtree is done, so its thread goes to sleep
+// there, and the child's own sequences leave the wakeup tree. It returns
+// the child's event and its subtree (nil if it was not in the tree). It
+// cuts the strategy's nodes to the path's first i+1.
+func (s *optimalStrategy) advance(x *Explorer, i int) (event, *wnode) {
+	s.nodes = s.nodes[:i+1]
+	p := &s.nodes[i]
+	ev := x.event(i)
+	if p.cur != nil && p.cur.thread == ev.thread {
+		return ev, nil // already noted (Branch after a branch that ended at i)
+	}
+	if p.cur != nil {
+		p.sleep = append(p.sleep, *p.cur)
+	}
+	p.cur = &ev
+	for k, kid := range p.wut.kids {
+		if kid.ev.thread == ev.thread {
+			p.wut.kids = slices.Delete(slices.Clone(p.wut.kids), k, k+1)
+			return ev, kid
+		}
+	}
+	return ev, nil
+}
+
+// Pick follows the wakeup tree; past its end, the machine's default
+// thread unless it is asleep, then the first runnable thread awake. With
+// every runnable thread asleep the branch is sleep-set blocked.
+func (s *optimalStrategy) Pick(x *Explorer) record.TID {
+	i := len(x.nodes) - 1
+	n := &s.nodes[i]
+	if len(n.wut.kids) > 0 {
+		return n.wut.kids[0].ev.thread
+	}
+	if d := x.m.Default().Thread; d != 0 && !s.asleep(i, d) {
+		return d
+	}
+	for _, q := range x.nodes[i].runnable {
+		if !s.asleep(i, q) {
+			return q
+		}
+	}
+	return abandon
+}
+
+func (s *optimalStrategy) asleep(i int, q record.TID) bool {
+	for _, e := range s.nodes[i].sleep {
+		if e.thread == q {
+			return true
+		}
+	}
+	return false
+}
+
+// Skip refuses a tag of a thread asleep at the node.
+func (s *optimalStrategy) Skip(x *Explorer, i int, c record.Choice) bool {
+	return i < len(s.nodes) && s.asleep(i, c.Thread)
+}
+
+// Branch inserts, for each new race e ⋖ e′ of the branch, the sequence
+// that reverses it at the node before e, then applies the dpor strategy's
+// safety nets.
+func (s *optimalStrategy) Branch(x *Explorer, br *Branch) error {
+	if n := len(x.trs); n == len(x.nodes) {
+		s.advance(x, n-1) // the branch ended after the last node's transition
+	} else {
+		s.nodes = s.nodes[:len(x.nodes)]
+	}
+	evs := make([]event, len(x.trs))
+	for k := range evs {
+		evs[k] = x.event(k)
+	}
+	for _, p := range x.an.racesFrom(x.lastDiv) {
+		s.reverse(x, evs, x.lockRace(p[0], p[1]), p[1])
+	}
+	for _, p := range x.an.disabledFrom(x.lastDiv) {
+		s.reverse(x, evs, p[0], p[1])
+	}
+	if br.Bug != nil && len(x.nodes) == len(x.trs) {
+		// A failure is dependent with every transition of another thread
+		// (see dporStrategy.Branch): it races with those that do not
+		// happen before it.
+		j := len(x.trs) - 1
+		x.an.failing = j
+		for i := 0; i < j; i++ {
+			if x.trs[i].Thread != x.trs[j].Thread && !x.an.happensAfter(i, j) {
+				s.reverse(x, evs, i, j)
+			}
+		}
+	}
+	x.tagDisabled()
+	x.tagLockWaits(len(x.trs))
+	return x.probe()
+}
+
+// lockRace: a lock j of a mutex races, as a memory conflict, with the
+// unlock i that released it before, but that order cannot be reversed (the
+// lock would wait for the unlock). The race to reverse is with the
+// acquisition that unlock ended (Nidhugg's lock races): the last
+// transition of i's thread up to i that took the mutex.
+func (x *Explorer) lockRace(i, j int) int {
+	m, ok := lockTaken(x.trs[j])
+	if !ok || !releases(x.trs[i], m) {
+		return i
+	}
+	for k := i; k >= 0; k-- {
+		if x.trs[k].Thread != x.trs[i].Thread {
+			continue
+		}
+		if n, ok := lockTaken(x.trs[k]); ok && n == m {
+			return k
+		}
+	}
+	return i
+}
+
+// lockTaken is the mutex a transition acquired in one atomic step (the
+// kernel's pthread_mutex_lock: its SyncEnter and SyncReturn together, at
+// one PC), if any. A lock function of a thread library (the P2 API)
+// takes its lock through its own accesses, which the races see.
+func lockTaken(tr *record.Transition) (uint64, bool) {
+	for k := 0; k+1 < len(tr.Sync); k++ {
+		e, r := &tr.Sync[k], &tr.Sync[k+1]
+		if e.Kind == record.SyncEnter && e.Func == record.MutexLock && r.Kind == record.SyncReturn &&
+			r.Func == record.MutexLock && r.Arg == e.Arg && r.PC == e.PC {
+			return e.Arg, true
+		}
+	}
+	return 0, false
+}
+
+// releases reports whether tr released mutex m (and did not take it
+// again after).
+func releases(tr *record.Transition, m uint64) bool {
+	rel := false
+	for _, e := range tr.Sync {
+		switch {
+		case e.Kind == record.SyncEnter && e.Func == record.MutexUnlock && e.Arg == m:
+			rel = true
+		case e.Kind == record.SyncReturn && e.Func == record.MutexLock && e.Arg == m:
+			rel = false
+		}
+	}
+	return rel
+}
+
+// reverse inserts at node i the sequence v = notdep(e_i).e_j, unless a
+// thread asleep there is a weak initial of it (then an explored subtree
+// already holds its reversal).
+func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
+	if i >= len(s.nodes) || j >= len(evs) {
+		return
+	}
+	var v []event
+	for k := i + 1; k < j; k++ {
+		if !x.an.happensAfter(i, k) {
+			v = append(v, evs[k])
+		}
+	}
+	v = append(v, evs[j])
+	n := &s.nodes[i]
+	for k := range n.sleep {
+		if weakInitial(&n.sleep[k], v) {
+			return
+		}
+	}
+	if !contains(x.nodes[i].runnable, v[0].thread) {
+		// Not a race the sequence can reverse (only a failure's can be
+		// so, through what the failure cut short): tag as dpor does.
+		x.tagPair(i, j)
+		return
+	}
+	if first, added := n.wut.insert(v); added {
+		x.tag(i, first)
+	}
+}
+
+// weakInitial reports whether p (whose next transition is ev) is a weak
+// initial of v: its first transition in v follows nothing it depends on,
+// or, absent from v, its next transition commutes with all of v.
+func weakInitial(p *event, v []event) bool {
+	for m := range v {
+		if v[m].thread != p.thread {
+			continue
+		}
+		for l := 0; l < m; l++ {
+			if v[l].dependent(&v[m]) {
+				return false
+			}
+		}
+		return true
+	}
+	for m := range v {
+		if p.dependent(&v[m]) {
+			return false
+		}
+	}
+	return true
+}
+
+// insert adds v to the tree below root unless the tree already holds a
+// sequence that v extends equivalently (insert[E](v, wut)): descend
+// through the first child whose thread is a weak initial of what is left
+// of v, removing that thread's first transition from it; a leaf reached,
+// or nothing left, means v is covered; otherwise what is left becomes a
+// new branch, the last child. It reports the thread of a new child of
+// the root.
+func (root *wnode) insert(v []event) (record.TID, bool) {
+	cur := root
+	rem := slices.Clone(v)
+	for {
+		next := (*wnode)(nil)
+		for _, kid := range cur.kids {
+			if weakInitial(&kid.ev, rem) {
+				next = kid
+				break
+			}
+		}
+		if next == nil {
+			chain := &wnode{ev: rem[0]}
+			tail := chain
+			for _, e := range rem[1:] {
+				n := &wnode{ev: e}
+				tail.kids = []*wnode{n}
+				tail = n
+			}
+			cur.kids = append(slices.Clip(cur.kids), chain)
+			return rem[0].thread, cur == root
+		}
+		if k := slices.IndexFunc(rem, func(e event) bool { return e.thread == next.ev.thread }); k >= 0 {
+			rem = slices.Delete(rem, k, k+1)
+		}
+		if len(next.kids) == 0 || len(rem) == 0 {
+			return 0, false
+		}
+		cur = next
+	}
+}
+
+// event is transition k of the branch as the strategy compares it.
+// A transition that ended the execution (a failure, an exit) disabled
+// every other thread that could run.
+func (x *Explorer) event(k int) event {
+	e := event{thread: x.trs[k].Thread, keys: x.an.keys[k], flips: x.an.flips[k]}
+	if k == len(x.trs)-1 && len(x.nodes) == len(x.trs) {
+		for _, q := range x.nodes[k].runnable {
+			if q != e.thread {
+				e.flips = append(slices.Clip(e.flips), q)
+			}
+		}
+	}
+	return e
+}
+
+// OptimalNode is the optimal strategy's state at one node, in a Frontier.
+type OptimalNode struct {
+	Sleep []OptimalEvent `msgpack:",omitempty"`
+	Wut   []OptimalTree  `msgpack:",omitempty"` // the wakeup tree's children still to explore
+	Cur   *OptimalEvent  `msgpack:",omitempty"`
+}
+
+// OptimalEvent is an event in a Frontier: its keys and their read and
+// write byte masks (Masks[i] = r | w<<8).
+type OptimalEvent struct {
+	Thread record.TID
+	Keys   []uint64     `msgpack:",omitempty"`
+	Masks  []uint16     `msgpack:",omitempty"`
+	Flips  []record.TID `msgpack:",omitempty"`
+}
+
+// OptimalTree is a wakeup-tree node in a Frontier.
+type OptimalTree struct {
+	Ev   OptimalEvent
+	Kids []OptimalTree `msgpack:",omitempty"`
+}
+
+func (e *event) save() OptimalEvent {
+	o := OptimalEvent{Thread: e.thread, Flips: slices.Clone(e.flips)}
+	for _, k := range e.keys {
+		o.Keys = append(o.Keys, k.key)
+		o.Masks = append(o.Masks, uint16(k.r)|uint16(k.w)<<8)
+	}
+	return o
+}
+
+func (o *OptimalEvent) load() (event, error) {
+	if len(o.Keys) != len(o.Masks) || o.Thread <= 0 {
+		return event{}, fmt.Errorf("%w: optimal DPOR: an event of thread %d with %d keys and %d masks", ErrFrontier, o.Thread, len(o.Keys), len(o.Masks))
+	}
+	e := event{thread: o.Thread, flips: slices.Clone(o.Flips)}
+	for i, k := range o.Keys {
+		if i > 0 && k <= o.Keys[i-1] {
+			return event{}, fmt.Errorf("%w: optimal DPOR: an event's keys are out of order", ErrFrontier)
+		}
+		e.keys = append(e.keys, keyMask{key: k, r: uint8(o.Masks[i]), w: uint8(o.Masks[i] >> 8)})
+	}
+	return e, nil
+}
+
+func saveTree(kids []*wnode) []OptimalTree {
+	var out []OptimalTree
+	for _, k := range kids {
+		out = append(out, OptimalTree{Ev: k.ev.save(), Kids: saveTree(k.kids)})
+	}
+	return out
+}
+
+func loadTree(ts []OptimalTree) ([]*wnode, error) {
+	var out []*wnode
+	for i := range ts {
+		ev, err := ts[i].Ev.load()
+		if err != nil {
+			return nil, err
+		}
+		kids, err := loadTree(ts[i].Kids)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &wnode{ev: ev, kids: kids})
+	}
+	return out, nil
+}
+
+// save is the strategy's state for a Frontier.
+func (s *optimalStrategy) save() []OptimalNode {
+	out := make([]OptimalNode, len(s.nodes))
+	for i, n := range s.nodes {
+		for _, e := range n.sleep {
+			out[i].Sleep = append(out[i].Sleep, e.save())
+		}
+		out[i].Wut = saveTree(n.wut.kids)
+		if n.cur != nil {
+			c := n.cur.save()
+			out[i].Cur = &c
+		}
+	}
+	return out
+}
+
+// load restores the state save made, for a frontier of nodes nodes.
+func (s *optimalStrategy) load(ns []OptimalNode, nodes int) error {
+	if len(ns) != nodes {
+		return fmt.Errorf("%w: optimal DPOR state for %d nodes, the path has %d", ErrFrontier, len(ns), nodes)
+	}
+	s.nodes = make([]optNode, len(ns))
+	for i := range ns {
+		n := &s.nodes[i]
+		for k := range ns[i].Sleep {
+			e, err := ns[i].Sleep[k].load()
+			if err != nil {
+				return err
+			}
+			n.sleep = append(n.sleep, e)
+		}
+		kids, err := loadTree(ns[i].Wut)
+		if err != nil {
+			return err
+		}
+		n.wut.kids = kids
+		if ns[i].Cur != nil {
+			c, err := ns[i].Cur.load()
+			if err != nil {
+				return err
+			}
+			n.cur = &c
+		}
+	}
+	return nil
+}
