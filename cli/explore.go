@@ -379,7 +379,7 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 	}
 	doc := ExploreJSON{
 		Program: path, Result: resultName(code), ExitCode: code, Interleavings: res.Interleavings,
-		Executed: res.Executed, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
+		Executed: res.Executed, SleepBlocked: res.SleepBlocked, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
 		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
 		Races: []RaceJSON{}, Bug: res.Trace, Files: files,

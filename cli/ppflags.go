@@ -20,6 +20,7 @@ type ppFlags struct {
 	without    []string
 	noTestCfg  bool
 	everywhere bool
+	everyAcc   bool
 	maxInstr   uint64
 	maxPPs     int
 	maxThread  int
@@ -38,6 +39,7 @@ func (f *ppFlags) register(fl *pflag.FlagSet) {
 	fl.StringSliceVar(&f.without, "without", nil, "never preempt with this function on the stack (repeatable)")
 	fl.BoolVar(&f.noTestCfg, "no-test-config", false, "ignore the program's own LANDSLIDE_CONFIG directives (--within/--without replace them anyway)")
 	fl.BoolVar(&f.everywhere, "preempt-everywhere", false, "preempt before every shared access outside the mutex implementation (the thesis's -0)")
+	fl.BoolVar(&f.everyAcc, "every-access", false, "make every shared load, store and atomic a PP (not the thread's own stack, not read-only data; an LR/SC compare-and-swap is one), as Nidhugg and GenMC do")
 	fl.Uint64Var(&f.maxInstr, "max-instructions", 0, "instruction budget of one execution (default 2e9)")
 	fl.IntVar(&f.maxPPs, "max-pps", 0, "preemption points in one execution before reporting an infinite loop (default 4000)")
 	fl.IntVar(&f.maxThread, "max-threads", 0, "thread limit (default 64)")
@@ -47,7 +49,7 @@ func (f *ppFlags) register(fl *pflag.FlagSet) {
 // was given.
 func (f *ppFlags) request(ppChanged bool) check.PPRequest {
 	r := check.PPRequest{DataRacePPs: f.races, DataRaceFuncs: f.raceFuncs, Within: f.within, Without: f.without,
-		NoTestConfig: f.noTestCfg, Everywhere: f.everywhere, MaxInstructions: f.maxInstr, MaxPPs: f.maxPPs, MaxThreads: f.maxThread}
+		NoTestConfig: f.noTestCfg, Everywhere: f.everywhere, EveryAccess: f.everyAcc, MaxInstructions: f.maxInstr, MaxPPs: f.maxPPs, MaxThreads: f.maxThread}
 	if ppChanged {
 		r.PPs = splitList(f.pps)
 	}

@@ -7,12 +7,15 @@ import "landslide/report"
 
 // ExploreJSON is explore's and resume's --json document.
 type ExploreJSON struct {
-	Program       string        `json:"program"`
-	Run           string        `json:"run,omitempty"`
-	Result        string        `json:"result"`
-	ExitCode      int           `json:"exit_code"`
-	Interleavings int           `json:"interleavings"`
-	Executed      int           `json:"executed"`
+	Program       string `json:"program"`
+	Run           string `json:"run,omitempty"`
+	Result        string `json:"result"`
+	ExitCode      int    `json:"exit_code"`
+	Interleavings int    `json:"interleavings"`
+	Executed      int    `json:"executed"`
+	// SleepBlocked are executions abandoned with every runnable thread
+	// asleep (in Executed, not in Interleavings; optimal DPOR: none).
+	SleepBlocked  int           `json:"sleep_blocked"`
 	Transitions   int           `json:"transitions"`
 	Complete      bool          `json:"complete"`
 	Verified      bool          `json:"verified"`

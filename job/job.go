@@ -313,9 +313,21 @@ func DescribePPs(k *kernel.Kernel, cfg Config) []string {
 	var out []string
 	sync := cfg.Kernel.SyncPPs
 	if sync == nil {
-		sync = kernel.DefaultSyncPPs
+		// The defaults a program lacks are no PPs (kernel.New).
+		for _, name := range kernel.DefaultSyncPPs {
+			if _, _, ok := k.Symbols().Lookup(name); ok {
+				out = append(out, name)
+			}
+		}
+	} else {
+		out = append(out, sync...)
 	}
-	out = append(out, sync...)
+	if _, _, ok := k.Symbols().Lookup("pthread_create"); ok {
+		out = append(out, "pthread calls")
+	}
+	if cfg.Kernel.EveryAccess {
+		out = append(out, "every shared access")
+	}
 	if cfg.PreemptEverywhere {
 		out = append(out, fmt.Sprintf("every shared access (%d instructions)", len(cfg.Kernel.DataRacePCs)))
 	} else {

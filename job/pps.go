@@ -29,6 +29,9 @@ type PPRequest struct {
 	NoTestConfig bool
 	// Everywhere preempts before every shared access (the thesis's -0).
 	Everywhere bool
+	// EveryAccess makes every shared access a PP, an LR/SC pair one
+	// (kernel.Config.EveryAccess: Nidhugg's and GenMC's events).
+	EveryAccess bool
 
 	MaxInstructions uint64
 	MaxPPs          int
@@ -100,6 +103,15 @@ func ResolvePPs(image []byte, r PPRequest) (ResolvedPPs, error) {
 	}
 	slices.Sort(cfg.DataRacePCs)
 	cfg.DataRacePCs = slices.Compact(cfg.DataRacePCs)
+	if r.EveryAccess && r.Everywhere {
+		return out, fmt.Errorf("--every-access and --preempt-everywhere are two ways to preempt at every shared access: choose one")
+	}
+	if r.EveryAccess {
+		cfg.EveryAccess = true
+		if cfg.MaxPPs == 0 {
+			cfg.MaxPPs = kernel.TooDeepPreemptEverywhere
+		}
+	}
 	if r.Everywhere && len(cfg.DataRacePCs) > 0 {
 		return out, fmt.Errorf("--preempt-everywhere already preempts at every shared access: drop the data-race PPs")
 	}
@@ -185,7 +197,7 @@ func ReplayCommand(s Spec, cs []record.Choice) string {
 	if k.MaxThreads != 0 {
 		fmt.Fprintf(&b, " --max-threads %d", k.MaxThreads)
 	}
-	if k.MaxPPs != 0 && !s.PreemptEverywhere {
+	if k.MaxPPs != 0 && !s.PreemptEverywhere && !k.EveryAccess {
 		fmt.Fprintf(&b, " --max-pps %d", k.MaxPPs)
 	}
 	if k.MaxInstructions != 0 {
@@ -193,6 +205,9 @@ func ReplayCommand(s Spec, cs []record.Choice) string {
 	}
 	if k.SyncPPs != nil {
 		fmt.Fprintf(&b, " --pp '%s'", strings.Join(k.SyncPPs, ","))
+	}
+	if k.EveryAccess {
+		b.WriteString(" --every-access")
 	}
 	if s.PreemptEverywhere {
 		b.WriteString(" --preempt-everywhere")

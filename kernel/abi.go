@@ -32,6 +32,20 @@ const (
 	SysXend         = 1041
 	SysXabort       = 1042
 	SysXtest        = 1043
+
+	SysPthreadCreate = 1050
+	SysPthreadExit   = 1051
+	SysPthreadJoin   = 1052
+	SysPthreadDetach = 1053
+	SysMutexLock     = 1054
+	SysMutexTrylock  = 1055
+	SysMutexUnlock   = 1056
+	SysMutexDestroy  = 1057
+	SysCondWait      = 1058
+	SysCondTimedwait = 1059
+	SysCondSignal    = 1060
+	SysCondBroadcast = 1061
+	SysAssumeFalse   = 1062
 )
 
 // Guest address-space layout (all below mem.Limit, 2^39).

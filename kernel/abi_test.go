@@ -11,9 +11,13 @@ import (
 // TestABIMatchesHeader parses the C header the SDK compiles against and
 // checks every number against the Go constants.
 func TestABIMatchesHeader(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "sdk", "include", "landslide_abi.h"))
-	if err != nil {
-		t.Fatal(err)
+	var src []byte
+	for _, h := range []string{"landslide_abi.h", "landslide_posix_abi.h"} {
+		b, err := os.ReadFile(filepath.Join("..", "sdk", "include", h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(src, b...)
 	}
 	want := map[string]int{
 		"WRITE": SysWrite, "EXIT": SysExit, "EXIT_GROUP": SysExitGroup, "GETTID": SysGettid,
@@ -24,6 +28,11 @@ func TestABIMatchesHeader(t *testing.T) {
 		"PRINT": SysPrint, "PANIC": SysPanic, "HALT": SysHalt, "MALLOC": SysMalloc,
 		"CALLOC": SysCalloc, "REALLOC": SysRealloc, "FREE": SysFree, "PREEMPT": SysPreempt,
 		"DUMP_STACK": SysDumpStack, "XBEGIN": SysXbegin, "XEND": SysXend, "XABORT": SysXabort, "XTEST": SysXtest,
+		"PTHREAD_CREATE": SysPthreadCreate, "PTHREAD_EXIT": SysPthreadExit, "PTHREAD_JOIN": SysPthreadJoin,
+		"PTHREAD_DETACH": SysPthreadDetach, "MUTEX_LOCK": SysMutexLock, "MUTEX_TRYLOCK": SysMutexTrylock,
+		"MUTEX_UNLOCK": SysMutexUnlock, "MUTEX_DESTROY": SysMutexDestroy, "COND_WAIT": SysCondWait,
+		"COND_TIMEDWAIT": SysCondTimedwait, "COND_SIGNAL": SysCondSignal, "COND_BROADCAST": SysCondBroadcast,
+		"ASSUME_FALSE": SysAssumeFalse,
 	}
 	re := regexp.MustCompile(`#define LS_SYS_(\w+)\s+(\d+)`)
 	seen := map[string]bool{}

@@ -134,6 +134,9 @@ func (k *Kernel) deadlock() {
 		if k.waitsForTxn(t) {
 			return fmt.Sprintf("waits at an _xbegin for thread %d's transaction", k.st.wtx.tid)
 		}
+		if w := k.posixWait(t); w != "" {
+			return w
+		}
 		if n := len(t.calls); n > 0 {
 			what += " inside " + t.calls[n-1].fn.String()
 			if t.calls[n-1].arg != 0 {

@@ -67,6 +67,11 @@ const CheckpointVersion = 1
 // before).
 const atXbeginBit = 0x80
 
+// posixTag starts the POSIX-threads part of a state, present only when
+// the program uses pthreads (a later addition: version 1 states without
+// it read as before).
+const posixTag = 'P'
+
 // Checkpoint is a machine state outside the process: the kernel and CPU
 // state as one opaque byte string, and the guest memory as pages, so the
 // store can compress them and keep each distinct page once.
@@ -272,6 +277,24 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 		w.tid(r.thread)
 		w.stack(r.stack)
 	}
+	// POSIX threads (a later addition: present only when used, so that
+	// the states of P2 programs stay as before).
+	if len(st.pthreads) > 0 || slices.ContainsFunc(st.threads, func(t thread) bool { return t.waitKind != waitNone || t.preSync }) {
+		w.b = append(w.b, posixTag)
+		for i := range st.threads {
+			t := &st.threads[i]
+			w.b = append(w.b, byte(t.waitKind))
+			w.u(t.waitOn)
+			w.flag(t.preSync)
+		}
+		w.u(uint64(len(st.pthreads)))
+		for _, p := range st.pthreads {
+			w.tid(p.tid)
+			w.u(p.ret)
+			w.flag(p.exited)
+			w.flag(p.detached)
+		}
+	}
 	return &Checkpoint{State: w.b, Pages: pages}, nil
 }
 
@@ -358,7 +381,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 		r.regs(&t.regs)
 		b := r.u8()
 		t.atXbegin = b&atXbeginBit != 0
-		if t.state = threadState(b &^ atXbeginBit); t.state > stSleeping {
+		if t.state = threadState(b &^ atXbeginBit); t.state > stWaiting {
 			r.fail("thread %d: bad run state %d", t.tid, t.state)
 		}
 		t.wake, t.atBreak = r.u(), r.flag()
@@ -408,7 +431,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 		r.fail("no threads in a live process")
 	}
 	st.pps = r.counter()
-	if st.lastPP = record.PPKind(r.u8()); st.lastPP > record.PPXend {
+	if st.lastPP = record.PPKind(r.u8()); st.lastPP > record.PPAccess {
 		r.fail("bad PP kind %d", st.lastPP)
 	}
 	st.yieldTo = r.tid()
@@ -494,6 +517,29 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 			r.fail("bad removed region 0x%x+0x%x", rm.base, rm.size)
 		}
 		st.removed[i] = rm
+	}
+	if r.err == nil && len(r.b) > 0 && r.b[0] == posixTag {
+		r.take(1)
+		for i := range st.threads {
+			t := &st.threads[i]
+			if t.waitKind = waitKind(r.u8()); t.waitKind > waitAssume {
+				r.fail("thread %d: bad wait kind %d", t.tid, t.waitKind)
+			}
+			t.waitOn, t.preSync = r.u(), r.flag()
+		}
+		st.pthreads = mk[pthreadRec](r.count(4))
+		for i := range st.pthreads {
+			p := pthreadRec{tid: r.tid(), ret: r.u(), exited: r.flag(), detached: r.flag()}
+			if p.tid <= 0 || (i > 0 && p.tid <= st.pthreads[i-1].tid) {
+				r.fail("pthread %d: tid %d out of order", i, p.tid)
+			}
+			st.pthreads[i] = p
+		}
+	}
+	for i := range st.threads {
+		if t := &st.threads[i]; (t.state == stWaiting) != (t.waitKind != waitNone) {
+			r.fail("thread %d: run state %s with wait kind %d", t.tid, t.state, t.waitKind)
+		}
 	}
 	if r.err == nil && len(r.b) > 0 {
 		r.fail("%d bytes of trailing data", len(r.b))
@@ -690,6 +736,9 @@ func (k *Kernel) configDigest() [8]byte {
 		if c.HTM.Weak {
 			w.str("weak")
 		}
+	}
+	if c.EveryAccess {
+		w.str("every-access")
 	}
 	sum := sha256.Sum256(w.b)
 	return [8]byte(sum[:8])

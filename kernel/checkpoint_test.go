@@ -18,7 +18,7 @@ import (
 var checkpointFixtures = []string{
 	"ref/paradise_lost", "ref/mutex_test", "ref/thr_exit_join", "uaf_exit/thr_exit_join",
 	"small/cond_predicate", "small/abba_deadlock", "ref/yield_loop_ok", "ref/realloc_race",
-	"bugs/removed_pages", "bugs/double_free",
+	"bugs/removed_pages", "bugs/double_free", "posix/sync_ok",
 }
 
 func fixtureImage(t testing.TB, name string) []byte {
@@ -124,6 +124,15 @@ func (f features) note(st *state) {
 		if t.state == stDescheduled {
 			f["descheduled"]++
 		}
+		if t.state == stWaiting {
+			f["pthread waiter"]++
+		}
+		if t.preSync {
+			f["at a pthread call"]++
+		}
+	}
+	if len(st.pthreads) > 0 {
+		f["pthread records"]++
 	}
 	h := &st.heap
 	if len(h.quarantine) > 0 {
@@ -283,7 +292,8 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 	t.Logf("state features round-tripped: %v", seen)
 	for _, f := range []string{"sync frames", "mutex waiter", "yield counter", "at breakpoint", "descheduled",
-		"quarantine", "free list", "reused slot", "removed region", "bug details", "no current thread", "stuck"} {
+		"quarantine", "free list", "reused slot", "removed region", "bug details", "no current thread", "stuck",
+		"pthread waiter", "at a pthread call", "pthread records"} {
 		if seen[f] == 0 {
 			t.Errorf("no snapshot had %s: the fixtures no longer cover it", f)
 		}
@@ -586,7 +596,7 @@ func TestCheckpointRejectsState(t *testing.T) {
 			sn.st.threads[0].hblocked, sn.st.threads[0].wait = true, []waitRange{{2, 2}}
 		}},
 		{"counter", "counter", any, func(sn *snapshot) { sn.st.threads[0].yields = -1 }},
-		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPXend + 1 }},
+		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPAccess + 1 }},
 		{"yieldTo", "negative tid", any, func(sn *snapshot) { sn.st.yieldTo = -1 }},
 		{"sumInstr", "more than instret", any, func(sn *snapshot) { sn.st.sumInstr = sn.instret + 1 }},
 		{"work", "overflows", threads2, func(sn *snapshot) { sn.st.work = ^uint64(0) }},

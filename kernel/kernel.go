@@ -69,6 +69,8 @@ type Config struct {
 	Args []string
 	// HTM configures transactional memory (sdk's htm.h).
 	HTM HTMConfig
+	// EveryAccess makes every shared access a PP (everyaccess.go).
+	EveryAccess bool
 	// SharedStack are stack locations (8-byte granules, sorted) that
 	// another thread than their owner was seen to access: the owner's own
 	// accesses to them are recorded too (SharedStackSeen learns them; the
@@ -159,6 +161,9 @@ type state struct {
 	work uint64
 	// wtx is the weak transaction in flight (HTMConfig.Weak), if any.
 	wtx *weakTxn
+	// pthreads are the threads pthread_create made that no join has
+	// reaped (replaced, never written in place).
+	pthreads []pthreadRec
 }
 
 // clone copies the state for a snapshot. Only threads are copied: every
@@ -205,6 +210,9 @@ type Kernel struct {
 	captured []uint64
 	// txn is the running thread's transaction (htm.go), within one Step.
 	txn *txnState
+	// evented: the transition in progress has made its shared access
+	// (EveryAccess); lrHeld: that access was an LR, whose SC goes with it.
+	evented, lrHeld bool
 }
 
 // New loads the ELF image and prepares its main thread. Errors are about
@@ -232,6 +240,12 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 	k.cpu.Watcher = k
 	if !cfg.NoTrack {
 		k.cpu.Tracker = k
+	}
+	if cfg.EveryAccess {
+		if cfg.NoTrack {
+			return nil, fmt.Errorf("every shared access a preemption point needs access tracking (NoTrack)")
+		}
+		k.cpu.Gate = k
 	}
 	for _, name := range cfg.SyncPPs {
 		addr, _, ok := k.syms.Lookup(name)
@@ -371,7 +385,7 @@ func (k *Kernel) Runnable() []record.TID {
 	}
 	var out []record.TID
 	for i := range k.st.threads {
-		if t := &k.st.threads[i]; t.schedulable() && !k.waitsForTxn(t) {
+		if t := &k.st.threads[i]; t.schedulable() && !k.waitsForTxn(t) && !k.callBlocked(t) {
 			out = append(out, t.tid)
 		}
 	}
@@ -395,7 +409,7 @@ func (k *Kernel) Runnable() []record.TID {
 		var first record.TID
 		for i := range k.st.threads {
 			t := &k.st.threads[i]
-			if !t.canRun() || k.waitsForTxn(t) {
+			if !t.canRun() || k.waitsForTxn(t) || k.callBlocked(t) {
 				continue
 			}
 			if first == 0 {
@@ -545,6 +559,9 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 	if t == nil || !t.canRun() {
 		return nil, fmt.Errorf("thread %d is not runnable here (runnable: %v)", ch.Thread, k.Runnable())
 	}
+	if k.callBlocked(t) {
+		return nil, fmt.Errorf("thread %d %s (runnable: %v)", ch.Thread, k.posixWait(t), k.Runnable())
+	}
 	if k.waitsForTxn(t) && ch.Value == 0 {
 		return nil, fmt.Errorf("thread %d waits at an _xbegin for thread %d's transaction (runnable: %v)", ch.Thread, k.st.wtx.tid, k.Runnable())
 	}
@@ -575,6 +592,7 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 	k.ppStack = nil
 	k.st.lastExited = 0
 	k.txn = nil
+	k.evented, k.lrHeld = false, false
 	k.preStep = nil
 	if k.weakOwner() {
 		k.preStep = k.mem.Snapshot()
@@ -609,7 +627,7 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 			k.spinDeadlock()
 		} else if k.st.pps > k.cfg.MaxPPs {
 			k.bugHere(record.BugLoop, fmt.Sprintf("execution exceeded %d preemption points (thesis TOO_DEEP_0TH_BRANCH): a livelock or an unbounded loop of yields", k.cfg.MaxPPs), nil)
-		} else if len(k.Runnable()) == 0 {
+		} else if len(k.Runnable()) == 0 && !k.timeOut() && !k.infeasible() {
 			k.deadlock()
 		}
 	}
@@ -669,6 +687,8 @@ func (k *Kernel) run(start uint64) (record.PP, error) {
 			if pp, done := k.breakpoint(stop.PC); done {
 				return pp, nil
 			}
+		case cpu.StopGate:
+			return k.accessPP(stop.PC), nil
 		default:
 			k.trap(stop)
 			return record.PP{Kind: record.PPEnd, PC: stop.PC}, nil

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"sort"
 
 	"landslide/emu/mem"
 )
@@ -28,9 +27,7 @@ func sysNewPages(k *Kernel, a args) (uint64, control) {
 	if err := k.mem.Map(base, n, mem.PermR|mem.PermW); err != nil {
 		return errno(1), ctlContinue
 	}
-	r := region{base, n}
-	i := sort.Search(len(k.st.regions), func(i int) bool { return k.st.regions[i].base > base })
-	k.st.regions = append(k.st.regions[:i:i], append([]region{r}, k.st.regions[i:]...)...)
+	k.addRegion(region{base, n})
 	return 0, ctlContinue
 }
 

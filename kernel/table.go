@@ -36,39 +36,56 @@ type sysEntry struct {
 	// pp: the call may end the transition, so its stack is taken before
 	// it runs (the thread may be gone afterwards).
 	pp bool
+	// sync: a pthread call, preceded by a PP (syncCall) and, with
+	// EveryAccess, its transition's one event.
+	sync bool
 }
 
 // syscalls is the system-call table (gVisor style: the table is data).
 var syscalls = map[uint64]sysEntry{
-	SysWrite:        {"write", sysWrite, false},
-	SysExit:         {"exit", sysExit, true},
-	SysExitGroup:    {"exit_group", sysExit, true},
-	SysGettid:       {"gettid", sysGettid, false},
-	SysYield:        {"yield", sysYield, true},
-	SysDeschedule:   {"deschedule", sysDeschedule, true},
-	SysMakeRunnable: {"make_runnable", sysMakeRunnable, true},
-	SysGetTicks:     {"get_ticks", sysGetTicks, false},
-	SysSleep:        {"sleep", sysSleep, true},
-	SysThreadFork:   {"thread_fork", sysThreadFork, true},
-	SysThreadCreate: {"thread_create", sysThreadCreate, true},
-	SysVanish:       {"vanish", sysVanish, true},
-	SysSetStatus:    {"set_status", sysSetStatus, false},
-	SysTaskVanish:   {"task_vanish", sysExit, true},
-	SysNewPages:     {"new_pages", sysNewPages, false},
-	SysRemovePages:  {"remove_pages", sysRemovePages, false},
-	SysPrint:        {"print", sysPrint, false},
-	SysPanic:        {"panic", sysPanic, false},
-	SysHalt:         {"halt", sysHalt, true},
-	SysMalloc:       {"malloc", sysMalloc, false},
-	SysCalloc:       {"calloc", sysCalloc, false},
-	SysRealloc:      {"realloc", sysRealloc, false},
-	SysFree:         {"free", sysFree, false},
-	SysPreempt:      {"tell_landslide_preempt", sysPreempt, true},
-	SysDumpStack:    {"tell_landslide_dump_stack", sysDumpStack, false},
-	SysXbegin:       {"_xbegin", sysXbegin, true},
-	SysXend:         {"_xend", sysXend, true},
-	SysXabort:       {"_xabort", sysXabort, false},
-	SysXtest:        {"_xtest", sysXtest, false},
+	SysWrite:        {"write", sysWrite, false, false},
+	SysExit:         {"exit", sysExit, true, false},
+	SysExitGroup:    {"exit_group", sysExit, true, false},
+	SysGettid:       {"gettid", sysGettid, false, false},
+	SysYield:        {"yield", sysYield, true, false},
+	SysDeschedule:   {"deschedule", sysDeschedule, true, false},
+	SysMakeRunnable: {"make_runnable", sysMakeRunnable, true, false},
+	SysGetTicks:     {"get_ticks", sysGetTicks, false, false},
+	SysSleep:        {"sleep", sysSleep, true, false},
+	SysThreadFork:   {"thread_fork", sysThreadFork, true, false},
+	SysThreadCreate: {"thread_create", sysThreadCreate, true, false},
+	SysVanish:       {"vanish", sysVanish, true, false},
+	SysSetStatus:    {"set_status", sysSetStatus, false, false},
+	SysTaskVanish:   {"task_vanish", sysExit, true, false},
+	SysNewPages:     {"new_pages", sysNewPages, false, false},
+	SysRemovePages:  {"remove_pages", sysRemovePages, false, false},
+	SysPrint:        {"print", sysPrint, false, false},
+	SysPanic:        {"panic", sysPanic, false, false},
+	SysHalt:         {"halt", sysHalt, true, false},
+	SysMalloc:       {"malloc", sysMalloc, false, false},
+	SysCalloc:       {"calloc", sysCalloc, false, false},
+	SysRealloc:      {"realloc", sysRealloc, false, false},
+	SysFree:         {"free", sysFree, false, false},
+	SysPreempt:      {"tell_landslide_preempt", sysPreempt, true, false},
+	SysDumpStack:    {"tell_landslide_dump_stack", sysDumpStack, false, false},
+	SysXbegin:       {"_xbegin", sysXbegin, true, false},
+	SysXend:         {"_xend", sysXend, true, false},
+	SysXabort:       {"_xabort", sysXabort, false, false},
+	SysXtest:        {"_xtest", sysXtest, false, false},
+
+	SysPthreadCreate: {"pthread_create", sysPthreadCreate, true, true},
+	SysPthreadExit:   {"pthread_exit", sysPthreadExit, true, true},
+	SysPthreadJoin:   {"pthread_join", sysPthreadJoin, true, true},
+	SysPthreadDetach: {"pthread_detach", sysPthreadDetach, false, true},
+	SysMutexLock:     {"pthread_mutex_lock", sysMutexLock, true, true},
+	SysMutexTrylock:  {"pthread_mutex_trylock", sysMutexTrylock, false, true},
+	SysMutexUnlock:   {"pthread_mutex_unlock", sysMutexUnlock, false, true},
+	SysMutexDestroy:  {"pthread_mutex_destroy", sysMutexDestroy, false, true},
+	SysCondWait:      {"pthread_cond_wait", sysCondWait, true, true},
+	SysCondTimedwait: {"pthread_cond_timedwait", sysCondTimedwait, true, true},
+	SysCondSignal:    {"pthread_cond_signal", sysCondSignal, false, true},
+	SysCondBroadcast: {"pthread_cond_broadcast", sysCondBroadcast, false, true},
+	SysAssumeFalse:   {"__VERIFIER_assume", sysAssumeFalse, true, false},
 }
 
 // SyscallName names a system-call number ("" if unknown).
@@ -93,6 +110,12 @@ func (k *Kernel) syscall() (record.PP, bool) {
 		// (the thesis's CAPACITY); the call never happens.
 		k.selfAbort(k.abortStatus(record.XabortCapacity))
 		return record.PP{}, false
+	}
+	if e.sync {
+		if pp, stop := k.syncCall(pc, e.name); stop {
+			return pp, true
+		}
+		k.evented = true // with EveryAccess, the call is the event
 	}
 	var stack []uint64
 	if e.pp {

@@ -11,10 +11,11 @@ const (
 	stRunnable    threadState = iota
 	stDescheduled             // deschedule()d, waiting for make_runnable
 	stSleeping                // sleep(): runnable, but the clock must reach wake
+	stWaiting                 // blocked in a pthread call (waitKind, waitOn)
 )
 
 func (s threadState) String() string {
-	return [...]string{"runnable", "descheduled", "sleeping"}[s]
+	return [...]string{"runnable", "descheduled", "sleeping", "waiting"}[s]
 }
 
 // syncFrame is an active call of a known sync function.
@@ -59,6 +60,12 @@ type thread struct {
 	// waitMutex: blocked by a yield inside mutex_lock(waitMutex), until
 	// some thread returns from mutex_unlock of it.
 	waitMutex uint64
+	// POSIX threads (sys_pthread.go): what a stWaiting thread waits for,
+	// and preSync: the thread is stopped at the PP before a pthread call,
+	// which it makes when it next runs.
+	waitKind waitKind
+	waitOn   uint64
+	preSync  bool
 }
 
 // waitRange is memory a heuristically blocked thread waits on.

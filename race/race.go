@@ -482,6 +482,11 @@ func (a *Analyzer) event(t int32, e *record.SyncEvent) {
 		if pure {
 			a.vc.release(t, exitClock(a.tidOf[t]))
 		}
+	case record.SyncJoin: // pthread_join: as thr_join's return (fnJoin)
+		th.ls = a.ls.add(th.ls, threadLock(e.Other))
+		if pure {
+			a.vc.acquire(t, exitClock(e.Other))
+		}
 	case record.SyncTxnBegin:
 		th.ls = a.ls.add(th.ls, txnLock)
 		if pure {

@@ -57,10 +57,13 @@ const (
 	// Transactional memory (after PPEnd: the kinds are stored by number).
 	PPXbegin // the thread is about to run _xbegin: its result is a choice (Choice.Value)
 	PPXend   // the thread's transaction has just committed (_xend)
+	// PPAccess: the thread is about to make a shared access, having made
+	// one in this transition (every shared access a PP).
+	PPAccess
 )
 
 var ppNames = [...]string{"none", "yield", "deschedule", "thread_create", "thread_exit",
-	"make_runnable", "sleep", "sync_function", "data_race", "annotation", "end", "xbegin", "xend"}
+	"make_runnable", "sleep", "sync_function", "data_race", "annotation", "end", "xbegin", "xend", "access"}
 
 func (k PPKind) String() string {
 	if int(k) < len(ppNames) {
@@ -128,10 +131,13 @@ const (
 	SyncTxnBegin
 	SyncTxnEnd
 	SyncTxnAbort
+	// SyncJoin: the thread joined thread Other, which had exited
+	// (pthread_join): everything Other did happens before what follows.
+	SyncJoin
 )
 
 var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "output",
-	"txn_begin", "txn_end", "txn_abort"}
+	"txn_begin", "txn_end", "txn_abort", "join"}
 
 func (k SyncKind) String() string {
 	if int(k) < len(syncNames) {
@@ -293,6 +299,16 @@ type Machine interface {
 	Ended() (bool, *Bug)
 	Snapshot() Snapshot
 	Restore(Snapshot)
+}
+
+// LockWaiter is an optional interface of a Machine whose threads can be
+// unable to run because their next step takes a lock another thread
+// holds (the kernel's pthread mutexes): LockWait says which lock (by its
+// address, the Arg of the lock's SyncEnter/SyncReturn events). The
+// explorer uses it to reverse the acquisition that stopped the thread,
+// which a thread that never ran its lock cannot reveal otherwise.
+type LockWaiter interface {
+	LockWait(t TID) (lock uint64, ok bool)
 }
 
 // ErrBudget is returned by Machine.Step when one execution's instruction

@@ -33,11 +33,12 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
 
-//go:embed include lib thrlib linker.ld
+//go:embed include lib posix thrlib linker.ld
 var files embed.FS
 
 // Options says what to build.
@@ -53,6 +54,19 @@ type Options struct {
 	Include []string // extra -I directories
 	CFlags  []string // extra flags, passed as is (use absolute paths in them)
 	Dir     string   // working directory for clang (repo root for fixtures); "" = current
+	// Posix links the POSIX-threads library (posix/: pthread.h,
+	// verifier.h). Build sets it itself when a source includes one of
+	// those headers.
+	Posix bool
+}
+
+// posixHeaders are the headers whose functions live in posix/.
+var posixHeaders = regexp.MustCompile(`(?m)^\s*#\s*include\s*[<"](pthread|verifier)\.h[>"]`)
+
+// usesPosix reports whether a C source includes a POSIX-threads header.
+func usesPosix(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && posixHeaders.Match(b)
 }
 
 // errNoClang is what Build says when the toolchain is missing.
@@ -151,6 +165,21 @@ func Build(opts Options) error {
 			return err
 		}
 		srcs = append(srcs, libc...)
+		for _, src := range opts.Sources {
+			if !filepath.IsAbs(src) {
+				src = filepath.Join(absDir, src)
+			}
+			if strings.HasSuffix(src, ".c") && usesPosix(src) {
+				opts.Posix = true
+			}
+		}
+		if opts.Posix {
+			posix, err := listSources(cwd, path.Join(root, "posix"))
+			if err != nil {
+				return err
+			}
+			srcs = append(srcs, posix...)
+		}
 		if libDir != "" {
 			lib, err := listSources(cwd, libDir)
 			if err != nil {

@@ -40,9 +40,10 @@ const (
 	StopIllegal                      // illegal instruction at PC
 	StopMisaligned                   // misaligned atomic, or jump to a misaligned target
 	StopWatch                        // the Watcher rejected an access; PC at the instruction
+	StopGate                         // the Gate held an access back; PC at the instruction, not executed
 )
 
-var stopNames = [...]string{"limit", "ecall", "ebreak", "breakpoint", "fault", "illegal", "misaligned", "watch"}
+var stopNames = [...]string{"limit", "ecall", "ebreak", "breakpoint", "fault", "illegal", "misaligned", "watch", "gate"}
 
 func (r StopReason) String() string {
 	if int(r) < len(stopNames) {
@@ -77,6 +78,14 @@ type Watcher interface {
 	Check(addr uint64, size uint8, write bool, pc uint64) bool
 }
 
+// Gate decides, before every load, store, LR, SC and AMO, whether it
+// runs now; false stops the CPU before the instruction (StopGate), which
+// runs when Run is called again and the Gate lets it through. The kernel
+// uses it to make every shared access a preemption point.
+type Gate interface {
+	Before(addr uint64, size uint8, write, atomic bool, pc uint64) bool
+}
+
 const tlbSize = 64
 
 type tlbEntry struct {
@@ -100,6 +109,7 @@ type CPU struct {
 	Mem     *mem.Memory
 	Tracker Tracker // nil: no access tracking
 	Watcher Watcher // required if any page is PermWatch
+	Gate    Gate    // nil: every access runs
 
 	resValid bool
 	resAddr  uint64

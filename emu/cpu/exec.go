@@ -21,6 +21,7 @@ func (c *CPU) Run(limit uint64) Stop {
 	skipBrk := c.resume
 	c.resume = false
 	tr := c.Tracker
+	gate := c.Gate
 
 	// The current code page lives in locals; refill (a new page, or
 	// writable code, which never caches: codeVPN = ^0) updates them.
@@ -89,6 +90,9 @@ func (c *CPU) Run(limit uint64) Stop {
 		case OpLB, OpLH, OpLW, OpLD, OpLBU, OpLHU, OpLWU:
 			a := x[in.Rs1] + uint64(in.Imm)
 			size := loadSize[in.Op]
+			if gate != nil && !gate.Before(a, uint8(size), false, in.Ordered, pc) {
+				goto gated
+			}
 			v, ok := c.load(a, size, pc)
 			if !ok {
 				goto stop
@@ -108,6 +112,9 @@ func (c *CPU) Run(limit uint64) Stop {
 		case OpSB, OpSH, OpSW, OpSD:
 			a := x[in.Rs1] + uint64(in.Imm)
 			size := uint64(1) << (in.Op - OpSB)
+			if gate != nil && !gate.Before(a, uint8(size), true, in.Ordered, pc) {
+				goto gated
+			}
 			if !c.store(a, size, x[in.Rs2], pc) {
 				goto stop
 			}
@@ -227,6 +234,9 @@ func (c *CPU) Run(limit uint64) Stop {
 				c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: a, Size: uint8(size)}
 				goto stop
 			}
+			if gate != nil && !gate.Before(a, uint8(size), false, true, pc) {
+				goto gated
+			}
 			v, ok := c.load(a, size, pc)
 			if !ok {
 				goto stop
@@ -248,6 +258,9 @@ func (c *CPU) Run(limit uint64) Stop {
 			if a&(size-1) != 0 {
 				c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: a, Size: uint8(size)}
 				goto stop
+			}
+			if gate != nil && !gate.Before(a, uint8(size), true, true, pc) {
+				goto gated
 			}
 			ok := c.resValid && c.resAddr == a
 			c.resValid = false
@@ -284,6 +297,9 @@ func (c *CPU) Run(limit uint64) Stop {
 			if a&(size-1) != 0 {
 				c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: a, Size: uint8(size)}
 				goto stop
+			}
+			if gate != nil && !gate.Before(a, uint8(size), true, true, pc) {
+				goto gated
 			}
 			// An AMO needs write permission even to read: check the store
 			// side first so a read-only page faults as a store.
@@ -326,6 +342,9 @@ func (c *CPU) Run(limit uint64) Stop {
 		n++
 		continue
 
+	gated:
+		c.pending = Stop{Reason: StopGate, PC: pc}
+		goto stop
 	misalignedJump:
 		c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: pc + uint64(in.Imm)}
 	stop:
