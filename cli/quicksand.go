@@ -29,6 +29,7 @@ type quicksandFlags struct {
 	maximal      bool
 	control      bool
 	icb          bool
+	strategy     string
 	etaFactor    float64
 	etaThreshold int
 	homeStretch  time.Duration
@@ -83,6 +84,7 @@ every sync PP: the thesis's -C), with --icb (-I) or --preempt-everywhere
 	fl.IntVarP(&f.cpus, "cpus", "c", DefaultCPUs(), "jobs explored in parallel")
 	fl.BoolVarP(&f.maximal, "maximal", "M", false, "explore only the maximal state space, switching whenever a race adds a PP (the thesis's -M)")
 	fl.BoolVarP(&f.control, "control", "C", false, "one state space with every sync PP, no data-race PPs (the thesis's -C)")
+	fl.StringVar(&f.strategy, "strategy", "dpor", "each state space's strategy: dpor, or optimal (optimal DPOR: source sets and wakeup trees)")
 	fl.BoolVarP(&f.icb, "icb", "I", false, "iterative context bounding in the state spaces (with --control or --maximal)")
 	fl.Float64Var(&f.etaFactor, "eta-factor", quicksand.DefaultETAFactor, "suspend a job whose ETA exceeds this many times the budget left")
 	fl.IntVar(&f.etaThreshold, "eta-threshold", quicksand.DefaultETAThreshold, "never suspend a job before this many interleavings")
@@ -103,6 +105,12 @@ func (f *quicksandFlags) check(cmd *cobra.Command) error {
 		return usageErr("--icb needs --control or --maximal (Iterative Deepening does not bound preemptions: the two kinds of repeated work would compound)")
 	case f.everywhere && !f.control:
 		return usageErr("--preempt-everywhere needs --control (it is a single-state-space control)")
+	case f.everyAcc && !f.control:
+		return usageErr("--every-access needs --control (every shared access is already a PP: there are no data-race PPs to add)")
+	case f.strategy != "dpor" && f.strategy != "optimal":
+		return usageErr("--strategy %s: quicksand's state spaces take dpor or optimal (--icb for iterative context bounding)", f.strategy)
+	case f.icb && f.strategy != "dpor":
+		return usageErr("--icb and --strategy %s are two strategies: choose one", f.strategy)
 	case len(f.races) > 0 || len(f.raceFuncs) > 0:
 		return usageErr("quicksand finds its data-race PPs itself: drop --data-race-pp/--data-race-func (explore takes them)")
 	case f.cpus < 1:
@@ -143,6 +151,9 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 		Options: quicksand.Options{Budget: f.budget, ETAFactor: f.etaFactor, ETAThreshold: f.etaThreshold,
 			HomeStretch: f.homeStretch, Maximal: f.maximal, Control: f.control, FirstBug: f.firstBug,
 			Workers: f.cpus, Deterministic: f.ilBudget > 0}}
+	if f.strategy != "dpor" {
+		spec.Base.Strategy = f.strategy
+	}
 	if f.icb {
 		spec.Base.Strategy = "icb"
 	}

@@ -87,7 +87,7 @@ func (x *Explorer) tagLockWaits(n int) {
 			continue
 		}
 		for k := n - 1; k >= 0; k-- {
-			if l, ok := lockTaken(x.trs[k]); ok && l == m && x.trs[k].Thread != p {
+			if l, ok := lockTaken(x.trs[k], true); ok && l == m && x.trs[k].Thread != p {
 				if contains(x.nodes[k].runnable, p) {
 					x.tag(k, p)
 				} else {

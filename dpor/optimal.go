@@ -233,7 +233,7 @@ func (s *optimalStrategy) Branch(x *Explorer, br *Branch) error {
 // acquisition that unlock ended (Nidhugg's lock races): the last
 // transition of i's thread up to i that took the mutex.
 func (x *Explorer) lockRace(i, j int) int {
-	m, ok := lockTaken(x.trs[j])
+	m, ok := lockTaken(x.trs[j], false)
 	if !ok || !releases(x.trs[i], m) {
 		return i
 	}
@@ -241,22 +241,25 @@ func (x *Explorer) lockRace(i, j int) int {
 		if x.trs[k].Thread != x.trs[i].Thread {
 			continue
 		}
-		if n, ok := lockTaken(x.trs[k]); ok && n == m {
+		if n, ok := lockTaken(x.trs[k], true); ok && n == m {
 			return k
 		}
 	}
 	return i
 }
 
-// lockTaken is the mutex a transition acquired in one atomic step (the
-// kernel's pthread_mutex_lock: its SyncEnter and SyncReturn together, at
-// one PC), if any. A lock function of a thread library (the P2 API)
-// takes its lock through its own accesses, which the races see.
-func lockTaken(tr *record.Transition) (uint64, bool) {
+// lockTaken is the mutex a transition acquired in one atomic step that
+// waits while the mutex is held (the kernel's pthread_mutex_lock: its
+// SyncEnter and SyncReturn together, at one PC), if any. A trylock
+// (record.TryLock) never waits, so its races with unlocks are reversible
+// as they are; a lock function of a thread library (the P2 API) takes its
+// lock through its own accesses, which the races see.
+// With try, a trylock that took the mutex counts too.
+func lockTaken(tr *record.Transition, try bool) (uint64, bool) {
 	for k := 0; k+1 < len(tr.Sync); k++ {
 		e, r := &tr.Sync[k], &tr.Sync[k+1]
 		if e.Kind == record.SyncEnter && e.Func == record.MutexLock && r.Kind == record.SyncReturn &&
-			r.Func == record.MutexLock && r.Arg == e.Arg && r.PC == e.PC {
+			r.Func == record.MutexLock && r.Arg == e.Arg && r.PC == e.PC && (try || e.Other != record.TryLock) {
 			return e.Arg, true
 		}
 	}

@@ -65,6 +65,8 @@ func explored(t testing.TB, img []byte, kcfg kernel.Config, opt dpor.Options) (*
 	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
 		var o string
 		switch {
+		case b.SleepBlocked:
+			return dpor.Continue // not an end of the program
 		case b.Bug != nil:
 			o = fmt.Sprintf("%s: %s", b.Bug.Kind, b.Bug.Message)
 		case b.Budget:
@@ -146,7 +148,8 @@ func soundnessPrograms() []string {
 }
 
 // TestSoundnessBruteForce: on small programs (2–3 threads, locks,
-// condition variables, semaphores, exit/join), every reduction reaches
+// condition variables, semaphores, exit/join; P2 and POSIX threads, the
+// latter also with every shared access a PP), every reduction reaches
 // exactly the outcomes (final output and status, or failure) that
 // enumerating every interleaving reaches, and explores no more
 // interleavings.
@@ -155,9 +158,26 @@ func TestSoundnessBruteForce(t *testing.T) {
 	if len(names) < 10 {
 		t.Fatalf("only %d small programs", len(names))
 	}
+	type program struct {
+		name string
+		kcfg kernel.Config
+	}
+	var progs []program
 	for _, name := range names {
-		_, img := image(t, name)
-		kcfg := kernel.Config{}
+		progs = append(progs, program{name, kernel.Config{}})
+		if name == "small/posix_locked" {
+			// And with every shared access a PP (318,547 interleavings
+			// to enumerate; the reductions but ICB and dpor without
+			// sleep sets, which take minutes here).
+			progs = append(progs, program{name, kernel.Config{EveryAccess: true, MaxPPs: kernel.TooDeepPreemptEverywhere}})
+		}
+	}
+	for _, p := range progs {
+		name, kcfg := p.name, p.kcfg
+		if kcfg.EveryAccess {
+			name += " (every access)"
+		}
+		_, img := image(t, p.name)
 		full, want := explored(t, img, kcfg, dpor.Options{Spec: dpor.Spec{Strategy: "full"}})
 		if !full.Complete {
 			t.Fatalf("%s: enumeration incomplete", name)
@@ -173,7 +193,11 @@ func TestSoundnessBruteForce(t *testing.T) {
 			{"dpor without sleep sets", dpor.Options{Spec: dpor.Spec{NoSleepSets: true}}},
 			{"thesis dpor", dpor.Options{Spec: dpor.Spec{AllPairs: true, NoSleepSets: true}}},
 			{"icb to the maximal bound", dpor.Options{Spec: dpor.Spec{Strategy: "icb"}}},
+			{"optimal dpor", dpor.Options{Spec: dpor.Spec{Strategy: "optimal"}}},
 		} {
+			if kcfg.EveryAccess && v.name != "dpor" && v.name != "optimal dpor" {
+				continue
+			}
 			res, got := explored(t, img, kcfg, v.opt)
 			if !res.Complete {
 				t.Errorf("%s, %s: incomplete", name, v.name)

@@ -367,13 +367,17 @@ func (k *Kernel) mutexOwner(m uint64, call string) (record.TID, bool) {
 
 // setMutex writes the mutex's owner, as one atomic write of the mutex
 // word inside the call (for the race analysis: a mutex_lock or
-// mutex_unlock of the P2 API).
-func (k *Kernel) setMutex(m uint64, owner record.TID, fn record.SyncFunc) {
+// mutex_unlock of the P2 API; a trylock's are marked record.TryLock).
+func (k *Kernel) setMutex(m uint64, owner record.TID, fn record.SyncFunc, try bool) {
 	pc := k.cpu.PC - 4
-	k.syncEvent(record.SyncEvent{Kind: record.SyncEnter, Func: fn, Arg: m, PC: pc})
+	var other record.TID
+	if try {
+		other = record.TryLock
+	}
+	k.syncEvent(record.SyncEvent{Kind: record.SyncEnter, Func: fn, Arg: m, PC: pc, Other: other})
 	k.mem.Write32(m, uint32(owner))
 	k.Access(m, 4, true, true, pc)
-	k.syncEvent(record.SyncEvent{Kind: record.SyncReturn, Func: fn, Arg: m, PC: pc})
+	k.syncEvent(record.SyncEvent{Kind: record.SyncReturn, Func: fn, Arg: m, PC: pc, Other: other})
 	if owner == 0 {
 		k.wake(m, true, waitMutex)
 	}
@@ -398,7 +402,7 @@ func mutexLock(k *Kernel, a args, try bool) (uint64, control) {
 		}
 		return k.wait(waitMutex, m, true)
 	}
-	k.setMutex(m, k.curTID(), record.MutexLock)
+	k.setMutex(m, k.curTID(), record.MutexLock, try)
 	return 0, ctlContinue
 }
 
@@ -415,7 +419,7 @@ func sysMutexUnlock(k *Kernel, a args) (uint64, control) {
 	if owner != k.curTID() {
 		return k.misuse(record.BugSyscall, "pthread_mutex_unlock(0x%x): thread %d does not hold this mutex (%s): undefined in POSIX", m, k.curTID(), ownerText(owner))
 	}
-	k.setMutex(m, 0, record.MutexUnlock)
+	k.setMutex(m, 0, record.MutexUnlock, false)
 	return 0, ctlContinue
 }
 
@@ -459,7 +463,7 @@ func condWait(k *Kernel, a args, timed bool) (uint64, control) {
 		return k.misuse(record.BugSyscall, "%s(0x%x, 0x%x): thread %d does not hold the mutex (%s): undefined in POSIX", call, c, m, k.curTID(), ownerText(owner))
 	}
 	k.Access(c, 4, true, true, k.cpu.PC-4)
-	k.setMutex(m, 0, record.MutexUnlock)
+	k.setMutex(m, 0, record.MutexUnlock, false)
 	kind := waitCond
 	if timed {
 		kind = waitTimed

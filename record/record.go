@@ -148,7 +148,10 @@ func (k SyncKind) String() string {
 
 // SyncEvent is a synchronisation-relevant event within a transition.
 type SyncEvent struct {
-	Kind  SyncKind
+	Kind SyncKind
+	// Other is the thread created, made runnable or joined; for the
+	// SyncEnter and SyncReturn of a lock it is TryLock when the lock was
+	// taken by a call that never waits (pthread_mutex_trylock).
 	Other TID
 	Func  SyncFunc // SyncEnter, SyncReturn
 	Arg   uint64
@@ -156,6 +159,9 @@ type SyncEvent struct {
 	Gen   uint32
 	PC    uint64
 }
+
+// TryLock marks a lock taken by a call that never waits (SyncEvent.Other).
+const TryLock TID = -1
 
 // Transition is what one thread executed between two PPs.
 type Transition struct {
