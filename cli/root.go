@@ -80,7 +80,7 @@ interleavings, and reports each failing interleaving with a readable trace.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().String("store", DefaultStore, "the workspace store directory (also $LANDSLIDE_STORE)")
 	root.AddCommand(newRunCmd(), newExploreCmd(), newQuicksandCmd(), newCCCmd(), newResumeCmd(), newReplayCmd(), newRacesCmd(),
-		newLsCmd(), newShowCmd(), newBugsCmd(), newExportCmd(), newImportCmd(), newVerifyStoreCmd(), newVersionCmd())
+		newLsCmd(), newShowCmd(), newBugsCmd(), newExportCmd(), newImportCmd(), newVerifyStoreCmd(), newVersionCmd(), newSuiteCmd())
 	return root
 }
 

@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"landslide/check"
+	"landslide/sdk"
+)
+
+// SuiteJSON is suite's --json document.
+type SuiteJSON struct {
+	Dir      string         `json:"dir"`
+	Strategy string         `json:"strategy"`
+	PPs      string         `json:"pps"`
+	Budget   float64        `json:"budget_seconds"`
+	Programs []SuiteProgram `json:"programs"`
+	Totals   map[string]int `json:"totals"`
+	Elapsed  float64        `json:"elapsed_seconds"`
+}
+
+// SuiteProgram is one program of a suite run.
+type SuiteProgram struct {
+	Source string `json:"source"`
+	// Result is "bug", "verified", "budget" or "build error".
+	Result        string  `json:"result"`
+	Message       string  `json:"message,omitempty"` // the bug, or the build error's first line
+	Interleavings int     `json:"interleavings"`
+	Elapsed       float64 `json:"elapsed_seconds"`
+}
+
+func newSuiteCmd() *cobra.Command {
+	var (
+		budget   time.Duration
+		strategy string
+		syncOnly bool
+		asJSON   bool
+		keep     string
+	)
+	cmd := &cobra.Command{
+		Use:   "suite DIR",
+		Short: "Build and explore every C program of a directory (an external pthreads suite), one line each",
+		Long: `suite builds each .c file of DIR (not its subdirectories) as one program with
+the SDK (POSIX threads, C11 atomics, the SV-COMP conventions; no P2 thread
+library), explores it with every shared access a preemption point
+(--sync-only: only the pthread calls) under --strategy, for at most
+--budget each, and reports per program: a bug (with its message),
+verified, the budget ran out, or the build failed (the compiler's first
+error). Nothing is recorded in the store: rerun a program with landslide
+explore to keep its exploration and traces (--keep DIR keeps the built
+ELFs).
+
+Exit: 1 if some program has a bug, else 3 if some ran out of budget,
+else 0; 2 when DIR holds no C file or no program builds.`,
+		Args: exactly(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if budget <= 0 {
+				return usageErr("--budget must be positive")
+			}
+			if strategy != "dpor" && strategy != "optimal" {
+				return usageErr("--strategy %s: suite takes dpor or optimal", strategy)
+			}
+			return runSuite(cmd, args[0], suiteOptions{budget, strategy, syncOnly, asJSON, keep})
+		},
+	}
+	fl := cmd.Flags()
+	fl.DurationVar(&budget, "budget", 10*time.Second, "time budget of each program")
+	fl.StringVar(&strategy, "strategy", "optimal", "exploration strategy: optimal or dpor")
+	fl.BoolVar(&syncOnly, "sync-only", false, "preempt only at the pthread calls, not at every shared access")
+	fl.BoolVar(&asJSON, "json", false, "print one JSON document on stdout instead of text")
+	fl.StringVar(&keep, "keep", "", "write the built ELFs to this directory (default: a temporary one, removed)")
+	return cmd
+}
+
+type suiteOptions struct {
+	budget   time.Duration
+	strategy string
+	syncOnly bool
+	asJSON   bool
+	keep     string
+}
+
+func runSuite(cmd *cobra.Command, dir string, o suiteOptions) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return usageErr("suite: %v", err)
+	}
+	var srcs []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".c") {
+			srcs = append(srcs, e.Name())
+		}
+	}
+	sort.Strings(srcs)
+	if len(srcs) == 0 {
+		return usageErr("suite: %s holds no .c file", dir)
+	}
+	out := o.keep
+	if out == "" {
+		if out, err = os.MkdirTemp("", "landslide-suite-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(out)
+	} else if err := os.MkdirAll(out, 0o755); err != nil {
+		return usageErr("suite: --keep: %v", err)
+	}
+	pps := "every shared access"
+	if o.syncOnly {
+		pps = "pthread calls"
+	}
+	doc := SuiteJSON{Dir: dir, Strategy: o.strategy, PPs: pps, Budget: o.budget.Seconds(), Totals: map[string]int{}}
+	w := cmd.OutOrStdout()
+	start := time.Now()
+	if !o.asJSON {
+		fmt.Fprintf(w, "%d programs in %s: %s, %s as PPs, %s each\n", len(srcs), dir, o.strategy, pps, o.budget)
+	}
+	for _, src := range srcs {
+		p := suiteProgram(cmd.Context(), filepath.Join(dir, src), filepath.Join(out, strings.TrimSuffix(src, ".c")+".elf"), o)
+		p.Source = src
+		doc.Programs = append(doc.Programs, p)
+		doc.Totals[p.Result]++
+		if !o.asJSON {
+			line := fmt.Sprintf("%-40s %-11s %8d interleavings %7.2fs", src, p.Result, p.Interleavings, p.Elapsed)
+			if p.Message != "" {
+				line += "  " + p.Message
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	doc.Elapsed = time.Since(start).Seconds()
+	if o.asJSON {
+		if err := writeJSON(w, doc); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(w, "%d bug, %d verified, %d budget, %d build error, in %.1fs\n",
+			doc.Totals["bug"], doc.Totals["verified"], doc.Totals["budget"], doc.Totals["build error"], doc.Elapsed)
+	}
+	switch {
+	case doc.Totals["build error"] == len(srcs):
+		return &exitError{code: ExitUsage, msg: "suite: no program built"}
+	case doc.Totals["bug"] > 0:
+		return &exitError{code: ExitBug}
+	case doc.Totals["budget"] > 0:
+		return &exitError{code: ExitBudget}
+	}
+	return nil
+}
+
+// suiteProgram builds and explores one program.
+func suiteProgram(ctx context.Context, src, elf string, o suiteOptions) SuiteProgram {
+	t0 := time.Now()
+	p := SuiteProgram{}
+	abs, err := filepath.Abs(src)
+	if err == nil {
+		var absOut string
+		if absOut, err = filepath.Abs(elf); err == nil {
+			err = sdk.Build(sdk.Options{Sources: []string{abs}, Output: absOut, Posix: true})
+		}
+	}
+	if err != nil {
+		p.Result, p.Message = "build error", firstError(err.Error())
+		p.Elapsed = time.Since(t0).Seconds()
+		return p
+	}
+	image, err := os.ReadFile(elf)
+	if err == nil {
+		var pps check.ResolvedPPs
+		if pps, err = check.ResolvePPs(image, check.PPRequest{EveryAccess: !o.syncOnly, Args: []string{elf}}); err == nil {
+			spec := check.Spec{Program: elf, Kernel: pps.Kernel, Budget: o.budget}
+			spec.Strategy = o.strategy
+			var res *check.ExploreResult
+			if res, err = check.Explore(ctx, check.Config{Spec: spec, Image: image}, check.Recording{}); err == nil {
+				p.Interleavings = res.Interleavings
+				switch {
+				case res.Bug != nil:
+					p.Result, p.Message = "bug", res.Bug.Kind.String()+": "+res.Bug.Message
+				case res.Verified:
+					p.Result = "verified"
+				default:
+					p.Result = "budget"
+				}
+			}
+		}
+	}
+	if err != nil {
+		p.Result, p.Message = "build error", firstError(err.Error())
+	}
+	p.Elapsed = time.Since(t0).Seconds()
+	return p
+}
+
+// firstError is the first line of a compiler's output that names an
+// error, or the message's first line.
+func firstError(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for _, l := range lines {
+		if strings.Contains(l, "error:") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return strings.TrimSpace(lines[0])
+}
