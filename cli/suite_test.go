@@ -17,7 +17,7 @@ func TestSuite(t *testing.T) {
 	for name, src := range map[string]string{
 		"a_misuse.c":   "../fixtures/src/posix/misuse.c",
 		"b_readers.c":  "../fixtures/src/posix/readers.c",
-		"d_locked.c":  "../fixtures/src/small/posix_locked.c",
+		"d_locked.c":   "../fixtures/src/small/posix_locked.c",
 		"c_deadlock.c": "",
 		"e_broken.c":   "",
 	} {
