@@ -76,7 +76,7 @@ show, bugs and export read the stored run; --no-store records nothing.`,
 	f.htm.register(fl)
 	fl.BoolVar(&f.full, "full", false, "no reduction: every runnable thread at every PP (brute force; --strategy full)")
 	fl.StringVar(&f.strategy, "strategy", check.DefaultStrategy, "exploration strategy: "+strategyList())
-	fl.Uint64Var(&f.seed, "seed", 0, "the random strategy's seed: walk k follows `landslide run --seed SEED+k-1`")
+	fl.Uint64Var(&f.seed, "seed", 0, "the random strategy's seed: walk k follows landslide run --seed SEED+k-1")
 	fl.DurationVar(&f.budget, "budget", check.DefaultExploreBudget, "time budget (e.g. 30s, 10m, 2h)")
 	fl.IntVar(&f.maxInterleave, "max-interleavings", 0, "stop after this many interleavings (0: no limit)")
 	fl.BoolVar(&f.testingMutexes, "testing-mutexes", false, "treat accesses inside the mutex implementation as unprotected (default: on for mutex_test programs)")

@@ -11,7 +11,7 @@ import (
 // `landslide run --seed` does, so `landslide run --seed SEED+k-1` repeats
 // it. It never completes: a budget or an interleaving limit ends it.
 func init() {
-	register("random", "seeded random walks (--seed): walk k is `landslide run --seed SEED+k-1`; never complete", false,
+	register("random", "seeded random walks (--seed): walk k is what landslide run --seed SEED+k-1 runs; never complete", false,
 		func(s Spec) (Strategy, error) {
 			if err := onlyParams(s, "random", "seed"); err != nil {
 				return nil, err
