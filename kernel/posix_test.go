@@ -92,3 +92,36 @@ func TestEveryAccessOneEvent(t *testing.T) {
 		t.Errorf("without EveryAccess: %d transitions, at most %d accesses in one; with it %d", len(plain.Transitions), most, len(every.Transitions))
 	}
 }
+
+// TestPthreadCallsAreNoSpin: a thread that locks and unlocks a mutex 25
+// times in a row (posix/locked_counter) is never taken for a spin by the
+// loop heuristics (a pthread call is progress; its mutex accesses are
+// the kernel's), under random schedules.
+func TestPthreadCallsAreNoSpin(t *testing.T) {
+	img := fixtureImage(t, "posix/locked_counter")
+	for seed := uint64(1); seed <= 20; seed++ {
+		k, err := New(img, Config{Args: []string{"locked_counter", "3"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := schedule.NewRandom(seed)
+		for steps := 0; ; steps++ {
+			if done, bug := k.Ended(); done {
+				if bug != nil {
+					t.Fatalf("seed %d: %v", seed, bug)
+				}
+				break
+			}
+			if k.st.hblocked != 0 {
+				t.Fatalf("seed %d, step %d: a thread is heuristically blocked", seed, steps)
+			}
+			ch, err := r.Choose(k, steps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := k.Step(ch); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
