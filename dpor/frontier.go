@@ -37,6 +37,9 @@ type Frontier struct {
 	// Optimal is the optimal strategy's state, one entry per node (its
 	// sleep sets and wakeup trees are not a function of the path).
 	Optimal []OptimalNode `msgpack:",omitempty"`
+	// SleepBlocked counts the executions abandoned with every runnable
+	// thread asleep (in Executed, not in Branches).
+	SleepBlocked int `msgpack:",omitempty"`
 }
 
 // FrontierNode is one PP of the current branch.
@@ -78,6 +81,8 @@ func (x *Explorer) Frontier() *Frontier {
 		Failing:     x.an.failing,
 		Dropped:     x.dropped,
 		Estimator:   x.est.State(),
+
+		SleepBlocked: x.sleepBlocked,
 	}
 	if o, ok := x.strat.(*optimalStrategy); ok {
 		f.Optimal = o.save()
@@ -147,7 +152,7 @@ func (f *Frontier) validate() error {
 		return bad("%d estimator nodes for %d transitions", len(f.Estimator.Nodes), nt)
 	}
 	if f.Failing < 0 || f.Failing >= max(nt, 1) || f.LastDiv < 0 || f.LastDiv > nt ||
-		f.Branches < 0 || f.Executed < f.Branches || f.Budgeted < 0 || f.Bound < 0 || f.Round < 0 {
+		f.Branches < 0 || f.SleepBlocked < 0 || f.Executed < f.Branches+f.SleepBlocked || f.Budgeted < 0 || f.Bound < 0 || f.Round < 0 {
 		return bad("counters out of range")
 	}
 	return nil
@@ -182,6 +187,7 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 	}
 	x.bound, x.branches, x.executed, x.nTrans = f.Bound, f.Branches, f.Executed, f.Steps
 	x.depthSum, x.lastDiv, x.budgeted, x.dropped = f.DepthSum, f.LastDiv, f.Budgeted, f.Dropped
+	x.sleepBlocked = f.SleepBlocked
 	x.est.SetState(f.Estimator)
 	x.nodes = make([]node, len(f.Nodes))
 	for i, n := range f.Nodes {

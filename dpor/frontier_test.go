@@ -114,7 +114,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			t.Fatalf("program %d (%+v), stops %v:\nresumed   %v\nuninterrupted %v", n, opt, stops, got, want)
 		}
 		if gotRes.Interleavings != wantRes.Interleavings || gotRes.Executed != wantRes.Executed ||
-			gotRes.Transitions != wantRes.Transitions || gotRes.Complete != wantRes.Complete ||
+			gotRes.Transitions != wantRes.Transitions || gotRes.Complete != wantRes.Complete || gotRes.SleepBlocked != wantRes.SleepBlocked ||
 			gotRes.Estimate.Size != wantRes.Estimate.Size || gotRes.Estimate.Proportion != wantRes.Estimate.Proportion {
 			t.Fatalf("program %d: resumed result %+v, uninterrupted %+v", n, gotRes, wantRes)
 		}

@@ -44,6 +44,9 @@ func init() {
 		if err := onlyParams(s, "optimal"); err != nil {
 			return nil, err
 		}
+		if s.RetrySets {
+			return nil, fmt.Errorf("retry sets are a reduction of the dpor strategy: not with optimal DPOR")
+		}
 		return &optimalStrategy{}, nil
 	})
 }
