@@ -35,15 +35,21 @@ func (k *Kernel) Before(addr uint64, size uint8, write, atomic bool, pc uint64) 
 // shared reports whether an access at addr is one Access records and
 // another thread could conflict with.
 func (k *Kernel) shared(addr uint64, size uint8, pc uint64) bool {
-	t := &k.st.threads[k.st.cur]
-	if addr >= t.stackLo && addr < t.stackHi &&
-		(!k.sharedStack[addr&^7] && !k.sharedStack[(addr+uint64(size)-1)&^7] || k.frameAccess(pc)) {
+	if k.private(&k.st.threads[k.st.cur], addr, size, pc) {
 		return false
 	}
 	if p, ok := k.mem.PermAt(addr); ok && p&mem.PermW == 0 {
 		return false
 	}
 	return true
+}
+
+// private reports whether an access at addr is to thread t's own stack
+// and not to a location another thread was seen to use there: Access does
+// not record it, and it is no PP.
+func (k *Kernel) private(t *thread, addr uint64, size uint8, pc uint64) bool {
+	return addr >= t.stackLo && addr < t.stackHi &&
+		(!k.sharedStack[addr&^7] && !k.sharedStack[(addr+uint64(size)-1)&^7] || k.frameAccess(pc))
 }
 
 // accessPP is the PP before a held-back access.

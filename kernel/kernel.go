@@ -897,7 +897,7 @@ func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) 
 		t.atomics++ // a spin on atomics in the program, not the library's locks
 	}
 	if addr >= t.stackLo && addr < t.stackHi {
-		if !k.sharedStack[addr&^7] && !k.sharedStack[(addr+uint64(size)-1)&^7] || k.frameAccess(pc) {
+		if k.private(t, addr, size, pc) {
 			return
 		}
 	} else {

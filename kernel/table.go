@@ -116,16 +116,6 @@ func (k *Kernel) syscall() (record.PP, bool) {
 			return pp, true
 		}
 		k.evented = true // with EveryAccess, the call is the event
-		// A pthread call is progress for the loop heuristics (§3.4.6):
-		// its waits are modelled exactly, so its mutex accesses are no
-		// spin on atomics.
-		t := k.cur()
-		t.yields, t.atomics = 0, 0
-		defer func() {
-			if t := k.cur(); t != nil {
-				t.atomics = 0
-			}
-		}()
 	}
 	var stack []uint64
 	if e.pp {
@@ -133,6 +123,12 @@ func (k *Kernel) syscall() (record.PP, bool) {
 	}
 	k.cpu.PC = pc + 4
 	ret, ctl := e.fn(k, args{&k.cpu.X})
+	if t := k.cur(); e.sync && t != nil {
+		// A pthread call is progress for the loop heuristics (§3.4.6):
+		// its waits are modelled exactly, so its mutex accesses are no
+		// spin on atomics.
+		t.yields, t.atomics = 0, 0
+	}
 	if k.st.ended {
 		return record.PP{Kind: record.PPEnd, PC: pc, Func: e.name}, true
 	}
