@@ -7,18 +7,26 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"landslide/record"
 )
 
-// explorePosix explores fixture posix/<name> at size n (its argv[1]) with
-// every shared access a PP, under strategy.
-func explorePosix(t *testing.T, name string, n int, strategy string) *ExploreResult {
+// explorePosix explores fixture posix/<name> at size n (its argv[1], then
+// more args) with every shared access a PP, under strategy.
+func explorePosix(t *testing.T, name string, n int, strategy string, more ...string) *ExploreResult {
+	t.Helper()
+	res, _, _ := explorePosixPPs(t, name, n, strategy, more...)
+	return res
+}
+
+func explorePosixPPs(t *testing.T, name string, n int, strategy string, more ...string) (*ExploreResult, []byte, ResolvedPPs) {
 	t.Helper()
 	path := "../fixtures/bin/posix/" + name + ".elf"
 	image, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pps, err := ResolvePPs(image, PPRequest{EveryAccess: true, Args: []string{path, fmt.Sprint(n)}})
+	pps, err := ResolvePPs(image, PPRequest{EveryAccess: true, Args: append([]string{path, fmt.Sprint(n)}, more...)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +36,7 @@ func explorePosix(t *testing.T, name string, n int, strategy string) *ExploreRes
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return res, image, pps
 }
 
 // TestPosixTraceCounts: the published trace counts of the benchmark
@@ -56,6 +64,42 @@ func TestPosixTraceCounts(t *testing.T) {
 		if !res.Verified || res.Interleavings != c.want || res.Executed != c.want || res.SleepBlocked != 0 {
 			t.Errorf("%s(%d): verified %v, %d interleavings, %d executed, %d sleep-set blocked; want %d, none blocked",
 				c.name, c.n, res.Verified, res.Interleavings, res.Executed, res.SleepBlocked, c.want)
+		}
+	}
+}
+
+// TestNondetDeposits: __VERIFIER_nondet values are explored choices.
+// deposits(K) has 1 + 2(K-1) + 4(K-1)^2 traces (the fixture's comment
+// derives it): optimal DPOR explores each once (with nondet calls a few
+// executions are sleep-set blocked), the dpor strategy all of them; with
+// the sum checked, both find the lost update, whose schedule carries the
+// values, and replaying it fails the same way.
+func TestNondetDeposits(t *testing.T) {
+	for k := 2; k <= 4; k++ {
+		want := 1 + 2*(k-1) + 4*(k-1)*(k-1)
+		opt := explorePosix(t, "deposits", k, "optimal")
+		if !opt.Verified || opt.Interleavings != want {
+			t.Errorf("deposits(%d), optimal: verified %v, %d interleavings; want %d", k, opt.Verified, opt.Interleavings, want)
+		}
+		if d := explorePosix(t, "deposits", k, "dpor"); !d.Verified || d.Interleavings < want {
+			t.Errorf("deposits(%d), dpor: verified %v, %d interleavings; want at least %d", k, d.Verified, d.Interleavings, want)
+		}
+	}
+	for _, s := range []string{"dpor", "optimal"} {
+		res, image, pps := explorePosixPPs(t, "deposits", 3, s, "check")
+		if res.Bug == nil || !strings.Contains(res.Bug.Message, "reach_error") {
+			t.Fatalf("%s: bug %v, want reach_error()", s, res.Bug)
+		}
+		choices := res.BugBranch.Choices
+		if !slices.ContainsFunc(choices, func(c record.Choice) bool { return c.Value != 0 }) {
+			t.Errorf("%s: the failing schedule %s chose no nondet value", s, FormatSchedule(choices))
+		}
+		ex, err := Execute(image, "deposits", pps.Kernel, Schedule{Choices: choices, Seed: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.Bug == nil || ex.Bug.Message != res.Bug.Message {
+			t.Errorf("%s: replaying %s: %v", s, FormatSchedule(choices), ex.Bug)
 		}
 	}
 }

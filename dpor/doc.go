@@ -35,6 +35,8 @@
 //   - icb (icb.go): iterative context bounding, each bound explored
 //     completely, from 0 up to Spec.MaxBound or until nothing was dropped
 //     (see icb.go for why not DPOR within the bound);
+//   - optimal (optimal.go): optimal DPOR, source sets and wakeup trees
+//     (Abdulla et al. 2014), each Mazurkiewicz trace once;
 //   - random (random.go): seeded random walks, walk k being `landslide run
 //     --seed Seed+k-1`; never complete.
 //
@@ -54,6 +56,11 @@
 // mode allows, a choice with a Value that the path injects and stores
 // like a tag; retry sets (the thesis's §6.2.5) constrain those results in
 // the subtree of a tag that reverses a race with a transaction.
+//
+// Nondeterministic inputs (nondet.go): a transition that ends at a
+// __VERIFIER_nondet call has one variant per value of the call's domain
+// (Choice.Value); the path runs them as siblings where the transition
+// runs.
 //
 // Determinism: the exploration order depends only on the machine's
 // behaviour (maps are only looked up and merged, never iterated where the

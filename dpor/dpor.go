@@ -24,9 +24,9 @@ type dporStrategy struct {
 	sleepSets, allPairs bool
 }
 
-func (*dporStrategy) Bound(r int) (int, bool)   { return onlyRound0(r) }
-func (*dporStrategy) Reached(*Explorer, int)    {}
-func (*dporStrategy) Pick(*Explorer) record.TID { return 0 }
+func (*dporStrategy) Bound(r int) (int, bool)      { return onlyRound0(r) }
+func (*dporStrategy) Reached(*Explorer, int)       {}
+func (*dporStrategy) Pick(*Explorer) record.Choice { return record.Choice{} }
 func (d *dporStrategy) Skip(x *Explorer, i int, c record.Choice) bool {
 	return d.sleepSets && x.sleeping(i, c)
 }

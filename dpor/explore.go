@@ -85,10 +85,14 @@ type node struct {
 	explored  []record.TID
 	tagged    []record.TID
 	// Transactional memory (htm.go): the threads stopped at an _xbegin
-	// here, the injected choices to explore, and all ever injected.
+	// here, the injected choices to explore, and all ever injected (the
+	// values of nondet calls too: nondet.go; vals holds, per runnable
+	// thread, how many values its transition from here ends with, nil
+	// if none is known to).
 	xb       []record.TID
 	inject   []record.Choice
 	injected []record.Choice
+	vals     []int64
 	// Retry sets (retry.go): the constraints in force here, and those of
 	// the tags placed here.
 	consIn retryCons
@@ -367,7 +371,7 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		fromTag := pending.Thread != 0
 		pending = record.Choice{}
 		if ch.Thread == 0 {
-			ch.Thread = x.strat.Pick(x)
+			ch = x.strat.Pick(x)
 			if ch.Thread == abandon {
 				// Every runnable thread is asleep: whatever runs next
 				// repeats an explored subtree.
@@ -397,6 +401,19 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 			}
 			n.tagged = remove(n.tagged, q)
 			x.injectRetry(len(x.nodes)-1, q) // where a transaction starts, it may abort
+		} else {
+			// A value the strategy picked (optimal DPOR's wakeup tree):
+			// tried, no longer to do.
+			if !slices.Contains(n.injected, ch) {
+				n.injected = append(n.injected, ch)
+			}
+			if k := slices.Index(n.inject, ch); k >= 0 {
+				n.inject = slices.Delete(slices.Clone(n.inject), k, k+1)
+			}
+		}
+		fresh := true
+		if vs, ok := x.strat.(valueSelector); ok {
+			fresh = vs.allValues(x, len(x.nodes)-1, ch)
 		}
 		x.preempted = append(x.preempted, n.cost(q) > 0)
 		tr, err := x.m.Step(ch)
@@ -418,6 +435,7 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 			br.Bug = bug
 			break
 		}
+		x.noteValues(len(x.nodes)-1, ch, tr, fresh)
 		x.pushNode(q, voluntary(tr.PP.Kind), pre)
 		if b := x.tooDeep(); b != nil {
 			br.Bug = b

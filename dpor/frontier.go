@@ -56,6 +56,9 @@ type FrontierNode struct {
 	// _xbegin follows from the transitions.
 	Inject   []record.Choice `msgpack:",omitempty"`
 	Injected []record.Choice `msgpack:",omitempty"`
+	// Values: per runnable thread, how many values its next step takes
+	// (a nondet call's domain); absent where no thread is at one.
+	Values []int64 `msgpack:",omitempty"`
 	// Retry sets: the constraints in force and those of the tags.
 	// As sorted lists, so that a frontier encodes to the same bytes.
 	Cons      []RetryResult   `msgpack:",omitempty"`
@@ -91,7 +94,7 @@ func (x *Explorer) Frontier() *Frontier {
 		n := &x.nodes[i]
 		f.Nodes[i] = FrontierNode{Runnable: slices.Clone(n.runnable), Prev: n.prev, Voluntary: n.voluntary,
 			Pre: n.pre, Chosen: n.chosen, Explored: slices.Clone(n.explored), Tagged: slices.Clone(n.tagged),
-			Inject: slices.Clone(n.inject), Injected: slices.Clone(n.injected),
+			Inject: slices.Clone(n.inject), Injected: slices.Clone(n.injected), Values: slices.Clone(n.vals),
 			Cons: consList(n.consIn), RetryTags: retryList(n.rtags)}
 	}
 	return f
@@ -126,6 +129,15 @@ func (f *Frontier) validate() error {
 		if i > 0 {
 			xb = xbeginAfter(xb, f.Transitions[i-1])
 		}
+		if n.Values != nil && len(n.Values) != len(n.Runnable) || slices.ContainsFunc(n.Values, func(v int64) bool { return v < 0 }) {
+			return bad("node %d: %d value counts for %d runnable threads", i, len(n.Values), len(n.Runnable))
+		}
+		vals := func(q record.TID) int64 {
+			if k := slices.Index(n.Runnable, q); k >= 0 && n.Values != nil {
+				return n.Values[k]
+			}
+			return 0
+		}
 		if !slices.IsSorted(n.Runnable) {
 			return bad("node %d: runnable threads out of order", i)
 		}
@@ -140,8 +152,8 @@ func (f *Frontier) validate() error {
 			}
 		}
 		for _, c := range append(slices.Clone(n.Injected), n.Inject...) {
-			if !slices.Contains(xb, c.Thread) || !slices.Contains(n.Runnable, c.Thread) || c.Value == 0 {
-				return bad("node %d: injected choice %d:%d of a thread not at an _xbegin", i, c.Thread, c.Value)
+			if !slices.Contains(xb, c.Thread) && c.Value >= vals(c.Thread) || !slices.Contains(n.Runnable, c.Thread) || c.Value <= 0 {
+				return bad("node %d: injected choice %d:%d of a thread not at an _xbegin or a nondet call", i, c.Thread, c.Value)
 			}
 		}
 		if n.Pre < 0 || (i > 0 && n.Pre < f.Nodes[i-1].Pre) {
@@ -193,7 +205,7 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 	for i, n := range f.Nodes {
 		x.nodes[i] = node{runnable: slices.Clone(n.Runnable), prev: n.Prev, voluntary: n.Voluntary, pre: n.Pre,
 			chosen: n.Chosen, explored: slices.Clone(n.Explored), tagged: slices.Clone(n.Tagged),
-			inject: slices.Clone(n.Inject), injected: slices.Clone(n.Injected),
+			inject: slices.Clone(n.Inject), injected: slices.Clone(n.Injected), vals: slices.Clone(n.Values),
 			consIn: consMap(n.Cons), rtags: retryMap(n.RetryTags)}
 		if i > 0 {
 			x.nodes[i].xb = xbeginAfter(x.nodes[i-1].xb, f.Transitions[i-1])

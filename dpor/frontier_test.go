@@ -97,6 +97,11 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	resumed := 0
 	for n := 0; n < 75; n++ {
 		prog := randomProgram(r)
+		if n%3 == 0 {
+			if prog = withNondet(r, prog, 2); size(prog) > 11 {
+				continue
+			}
+		}
 		opt := modes[n%len(modes)]
 		want, wantRes := interrupted(t, prog, opt, nil, false)
 		if len(want) < 3 {

@@ -17,6 +17,6 @@ type fullStrategy struct{}
 
 func (fullStrategy) Bound(r int) (int, bool)                 { return onlyRound0(r) }
 func (fullStrategy) Reached(x *Explorer, i int)              { x.tagAll(i) }
-func (fullStrategy) Pick(*Explorer) record.TID               { return 0 }
+func (fullStrategy) Pick(*Explorer) record.Choice            { return record.Choice{} }
 func (fullStrategy) Branch(*Explorer, *Branch) error         { return nil }
 func (fullStrategy) Skip(*Explorer, int, record.Choice) bool { return false }

@@ -37,6 +37,6 @@ func (s icbStrategy) Bound(r int) (int, bool) {
 	return r, true
 }
 func (icbStrategy) Reached(x *Explorer, i int)              { x.tagAll(i) }
-func (icbStrategy) Pick(*Explorer) record.TID               { return 0 }
+func (icbStrategy) Pick(*Explorer) record.Choice            { return record.Choice{} }
 func (icbStrategy) Branch(*Explorer, *Branch) error         { return nil }
 func (icbStrategy) Skip(*Explorer, int, record.Choice) bool { return false }

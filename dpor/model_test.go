@@ -32,6 +32,7 @@ const (
 	opUnlock               // release mutex
 	opAssert               // fail if var != arg
 	opAdd                  // var += arg (one read-modify-write access)
+	opNondet               // reg = a value of [0, arg); a nonzero one is also stored to var
 )
 
 type op struct {
@@ -46,6 +47,7 @@ type modelState struct {
 	vars   [4]int64
 	held   [2]record.TID // mutex owner, 0 if free
 	waits  []int         // per thread: 1+mutex it waits for after a failed attempt, 0 if none
+	nv     []int64       // per thread: the value chosen for its next opNondet (as the kernel's nondet calls: by the choice that ran it there)
 	cur    record.TID
 	ended  bool
 	bug    *record.Bug
@@ -57,6 +59,7 @@ func newModel(prog ...[]op) *model {
 	m.st.pc = make([]int, len(prog))
 	m.st.reg = make([]int64, len(prog))
 	m.st.waits = make([]int, len(prog))
+	m.st.nv = make([]int64, len(prog))
 	return m
 }
 
@@ -65,6 +68,7 @@ func (m *model) clone(s modelState) modelState {
 	c.pc = append([]int(nil), s.pc...)
 	c.reg = append([]int64(nil), s.reg...)
 	c.waits = append([]int(nil), s.waits...)
+	c.nv = append([]int64(nil), s.nv...)
 	return c
 }
 
@@ -114,9 +118,9 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 	if m.clock != nil {
 		*m.clock += m.tick
 	}
+	o := m.prog[i][m.st.pc[i]]
 	m.st.cur = c.Thread
 	m.st.nsteps++
-	o := m.prog[i][m.st.pc[i]]
 	m.st.pc[i]++
 	if o.kind == opLock && m.st.held[o.v] != 0 {
 		// Like the reference mutex: the exchange fails (it still writes
@@ -135,6 +139,12 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 	case opStore:
 		m.st.vars[o.v] = m.st.reg[i]
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true})
+	case opNondet:
+		m.st.reg[i] = m.st.nv[i]
+		if m.st.reg[i] != 0 {
+			m.st.vars[o.v] = m.st.reg[i]
+			tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true})
+		}
 	case opAdd:
 		m.st.vars[o.v] += o.arg
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true, Atomic: true})
@@ -182,8 +192,27 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 	}
 	if m.st.ended {
 		tr.PP = record.PP{Kind: record.PPEnd}
+	} else if n := m.Values(c.Thread); n > 0 {
+		tr.PP = record.PP{Kind: record.PPNondet}
+		if c.Value < 0 || c.Value >= n {
+			return nil, fmt.Errorf("choice %d:%d: no such value", c.Thread, c.Value)
+		}
+		m.st.nv[i] = c.Value
+		return tr, nil
+	}
+	if c.Value != 0 {
+		return nil, fmt.Errorf("choice %d:%d: the transition ends at no nondet call", c.Thread, c.Value)
 	}
 	return tr, nil
+}
+
+// Values implements record.Valuer: a thread's next opNondet has arg values.
+func (m *model) Values(t record.TID) int64 {
+	i := int(t) - 1
+	if i < 0 || i >= len(m.prog) || m.st.pc[i] >= len(m.prog[i]) || m.prog[i][m.st.pc[i]].kind != opNondet {
+		return 0
+	}
+	return m.prog[i][m.st.pc[i]].arg
 }
 
 // LockWait implements record.LockWaiter (posixLocks).

@@ -55,8 +55,15 @@ func init() {
 // touched, and the threads whose runnability it changed.
 type event struct {
 	thread record.TID
-	keys   []keyMask
-	flips  []record.TID
+	value  int64 // the choice's value (an _xbegin's, or the nondet call's the transition ends at)
+	// fresh: the value is open (the reversed side of a race, whose
+	// transition may differ): every variant is explored where it runs.
+	fresh bool
+	// variant: the transition ended at a nondet call; its siblings are
+	// the other values' (see advance).
+	variant bool
+	keys    []keyMask
+	flips   []record.TID
 }
 
 // dependent reports whether a and b do not commute.
@@ -85,6 +92,15 @@ func keysConflict(a, b []keyMask) bool {
 		}
 	}
 	return false
+}
+
+// choice is the choice that runs the event.
+func (a *event) choice() record.Choice { return record.Choice{Thread: a.thread, Value: a.value} }
+
+// runs reports whether a stands for b, a transition of the same thread:
+// the same choice, or a's value open.
+func (a *event) runs(b *event) bool {
+	return a.thread == b.thread && (a.fresh || !b.fresh && a.value == b.value)
 }
 
 // wnode is a node of a wakeup tree: the transition ev (none at the root)
@@ -131,7 +147,7 @@ func (s *optimalStrategy) Reached(x *Explorer, i int) {
 	n.wut.kids = slices.DeleteFunc(slices.Clone(n.wut.kids), func(k *wnode) bool { return !contains(x.nodes[i].runnable, k.ev.thread) })
 	s.nodes = append(s.nodes, n)
 	for _, kid := range n.wut.kids {
-		x.tag(i, kid.ev.thread)
+		x.tagChoice(i, kid.ev.choice())
 	}
 }
 
@@ -144,15 +160,18 @@ func (s *optimalStrategy) advance(x *Explorer, i int) (event, *wnode) {
 	s.nodes = s.nodes[:i+1]
 	p := &s.nodes[i]
 	ev := x.event(i)
-	if p.cur != nil && p.cur.thread == ev.thread {
+	if p.cur != nil && p.cur.choice() == ev.choice() && !p.cur.fresh {
 		return ev, nil // already noted (Branch after a branch that ended at i)
 	}
-	if p.cur != nil {
+	if p.cur != nil && !p.cur.variant {
+		// A variant does not sleep: the node explores its siblings
+		// outside the wakeup tree's order, so "its subtree is done"
+		// would not mean what the wakeup sequences rely on.
 		p.sleep = append(p.sleep, *p.cur)
 	}
 	p.cur = &ev
 	for k, kid := range p.wut.kids {
-		if kid.ev.thread == ev.thread {
+		if kid.ev.runs(&ev) {
 			p.wut.kids = slices.Delete(slices.Clone(p.wut.kids), k, k+1)
 			return ev, kid
 		}
@@ -163,35 +182,35 @@ func (s *optimalStrategy) advance(x *Explorer, i int) (event, *wnode) {
 // Pick follows the wakeup tree; past its end, the machine's default
 // thread unless it is asleep, then the first runnable thread awake. With
 // every runnable thread asleep the branch is sleep-set blocked.
-func (s *optimalStrategy) Pick(x *Explorer) record.TID {
+func (s *optimalStrategy) Pick(x *Explorer) record.Choice {
 	i := len(x.nodes) - 1
 	n := &s.nodes[i]
 	if len(n.wut.kids) > 0 {
-		return n.wut.kids[0].ev.thread
+		return n.wut.kids[0].ev.choice()
 	}
-	if d := x.m.Default().Thread; d != 0 && !s.asleep(i, d) {
-		return d
+	if d := x.m.Default().Thread; d != 0 && !s.asleep(i, record.Choice{Thread: d}) {
+		return record.Choice{Thread: d}
 	}
 	for _, q := range x.nodes[i].runnable {
-		if !s.asleep(i, q) {
-			return q
+		if c := (record.Choice{Thread: q}); !s.asleep(i, c) {
+			return c
 		}
 	}
-	return abandon
+	return record.Choice{Thread: abandon}
 }
 
-func (s *optimalStrategy) asleep(i int, q record.TID) bool {
-	for _, e := range s.nodes[i].sleep {
-		if e.thread == q {
+func (s *optimalStrategy) asleep(i int, c record.Choice) bool {
+	for k := range s.nodes[i].sleep {
+		if s.nodes[i].sleep[k].choice() == c {
 			return true
 		}
 	}
 	return false
 }
 
-// Skip refuses a tag of a thread asleep at the node.
+// Skip refuses a tag of a choice asleep at the node.
 func (s *optimalStrategy) Skip(x *Explorer, i int, c record.Choice) bool {
-	return i < len(s.nodes) && s.asleep(i, c.Thread)
+	return i < len(s.nodes) && s.asleep(i, c)
 }
 
 // Branch inserts, for each new race e ⋖ e′ of the branch, the sequence
@@ -297,7 +316,13 @@ func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
 			v = append(v, evs[k])
 		}
 	}
-	v = append(v, evs[j])
+	last := evs[j]
+	if last.variant && !x.atXbegin(j, last.thread) {
+		// The reversed transition may run otherwise: its nondet value
+		// is open.
+		last.value, last.fresh = 0, true
+	}
+	v = append(v, last)
 	n := &s.nodes[i]
 	for k := range n.sleep {
 		if weakInitial(&n.sleep[k], v) {
@@ -311,17 +336,23 @@ func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
 		return
 	}
 	if first, added := n.wut.insert(v); added {
-		x.tag(i, first)
+		x.tagChoice(i, first)
 	}
 }
 
 // weakInitial reports whether p (whose next transition is ev) is a weak
 // initial of v: its first transition in v follows nothing it depends on,
-// or, absent from v, its next transition commutes with all of v.
+// or, absent from v, its next transition commutes with all of v. Its
+// first transition in v that p does not stand for (another variant, or
+// an open one where p's is not) is another transition: p is no initial
+// then.
 func weakInitial(p *event, v []event) bool {
 	for m := range v {
 		if v[m].thread != p.thread {
 			continue
+		}
+		if !p.runs(&v[m]) {
+			return false
 		}
 		for l := 0; l < m; l++ {
 			if v[l].dependent(&v[m]) {
@@ -343,9 +374,9 @@ func weakInitial(p *event, v []event) bool {
 // through the first child whose thread is a weak initial of what is left
 // of v, removing that thread's first transition from it; a leaf reached,
 // or nothing left, means v is covered; otherwise what is left becomes a
-// new branch, the last child. It reports the thread of a new child of
+// new branch, the last child. It reports the choice of a new child of
 // the root.
-func (root *wnode) insert(v []event) (record.TID, bool) {
+func (root *wnode) insert(v []event) (record.Choice, bool) {
 	cur := root
 	rem := slices.Clone(v)
 	for {
@@ -365,13 +396,13 @@ func (root *wnode) insert(v []event) (record.TID, bool) {
 				tail = n
 			}
 			cur.kids = append(slices.Clip(cur.kids), chain)
-			return rem[0].thread, cur == root
+			return rem[0].choice(), cur == root
 		}
 		if k := slices.IndexFunc(rem, func(e event) bool { return e.thread == next.ev.thread }); k >= 0 {
 			rem = slices.Delete(rem, k, k+1)
 		}
 		if len(next.kids) == 0 || len(rem) == 0 {
-			return 0, false
+			return record.Choice{}, false
 		}
 		cur = next
 	}
@@ -381,7 +412,8 @@ func (root *wnode) insert(v []event) (record.TID, bool) {
 // A transition that ended the execution (a failure, an exit) disabled
 // every other thread that could run.
 func (x *Explorer) event(k int) event {
-	e := event{thread: x.trs[k].Thread, keys: x.an.keys[k], flips: x.an.flips[k]}
+	e := event{thread: x.trs[k].Thread, value: x.choiceValue(k), keys: x.an.keys[k], flips: x.an.flips[k]}
+	e.variant = k < len(x.nodes) && x.nodeValues(k, e.thread) > 0
 	if k == len(x.trs)-1 && len(x.nodes) == len(x.trs) {
 		for _, q := range x.nodes[k].runnable {
 			if q != e.thread {
@@ -402,10 +434,13 @@ type OptimalNode struct {
 // OptimalEvent is an event in a Frontier: its keys and their read and
 // write byte masks (Masks[i] = r | w<<8).
 type OptimalEvent struct {
-	Thread record.TID
-	Keys   []uint64     `msgpack:",omitempty"`
-	Masks  []uint16     `msgpack:",omitempty"`
-	Flips  []record.TID `msgpack:",omitempty"`
+	Thread  record.TID
+	Value   int64        `msgpack:",omitempty"`
+	Fresh   bool         `msgpack:",omitempty"`
+	Variant bool         `msgpack:",omitempty"`
+	Keys    []uint64     `msgpack:",omitempty"`
+	Masks   []uint16     `msgpack:",omitempty"`
+	Flips   []record.TID `msgpack:",omitempty"`
 }
 
 // OptimalTree is a wakeup-tree node in a Frontier.
@@ -415,7 +450,7 @@ type OptimalTree struct {
 }
 
 func (e *event) save() OptimalEvent {
-	o := OptimalEvent{Thread: e.thread, Flips: slices.Clone(e.flips)}
+	o := OptimalEvent{Thread: e.thread, Value: e.value, Fresh: e.fresh, Variant: e.variant, Flips: slices.Clone(e.flips)}
 	for _, k := range e.keys {
 		o.Keys = append(o.Keys, k.key)
 		o.Masks = append(o.Masks, uint16(k.r)|uint16(k.w)<<8)
@@ -424,10 +459,10 @@ func (e *event) save() OptimalEvent {
 }
 
 func (o *OptimalEvent) load() (event, error) {
-	if len(o.Keys) != len(o.Masks) || o.Thread <= 0 {
-		return event{}, fmt.Errorf("%w: optimal DPOR: an event of thread %d with %d keys and %d masks", ErrFrontier, o.Thread, len(o.Keys), len(o.Masks))
+	if len(o.Keys) != len(o.Masks) || o.Thread <= 0 || o.Value < 0 {
+		return event{}, fmt.Errorf("%w: optimal DPOR: an event of thread %d (value %d) with %d keys and %d masks", ErrFrontier, o.Thread, o.Value, len(o.Keys), len(o.Masks))
 	}
-	e := event{thread: o.Thread, flips: slices.Clone(o.Flips)}
+	e := event{thread: o.Thread, value: o.Value, fresh: o.Fresh, variant: o.Variant, flips: slices.Clone(o.Flips)}
 	for i, k := range o.Keys {
 		if i > 0 && k <= o.Keys[i-1] {
 			return event{}, fmt.Errorf("%w: optimal DPOR: an event's keys are out of order", ErrFrontier)

@@ -14,9 +14,10 @@ import (
 // its accesses alone (independently of the analysis): each transition
 // named by its thread and its index in that thread, and every ordered
 // pair of transitions of different threads that touch the same variable,
-// one of them writing. Two interleavings are equivalent exactly when
-// their traces are equal.
-func traceOf(trs []*record.Transition) string {
+// one of them writing; and the value of each transition made by a valued
+// choice (a nondet call's). Two interleavings are equivalent exactly
+// when their traces are equal.
+func traceOf(trs []*record.Transition, choices []record.Choice) string {
 	type id struct {
 		t record.TID
 		k int
@@ -29,6 +30,9 @@ func traceOf(trs []*record.Transition) string {
 	}
 	var pairs []string
 	for i := range trs {
+		if i < len(choices) && choices[i].Value != 0 {
+			pairs = append(pairs, fmt.Sprintf("%v=%d", ids[i], choices[i].Value))
+		}
 		for j := i + 1; j < len(trs); j++ {
 			if trs[i].Thread == trs[j].Thread {
 				continue
@@ -57,7 +61,7 @@ func traces(t *testing.T, m *model, opt Options) (map[string]int, run) {
 	seen := map[string]int{}
 	opt.OnBranch = func(b *Branch) Stop {
 		if !b.SleepBlocked {
-			seen[traceOf(b.Transitions)]++
+			seen[traceOf(b.Transitions, b.Choices)]++
 		}
 		return Continue
 	}

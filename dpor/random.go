@@ -27,8 +27,12 @@ type randomStrategy struct {
 	m    *pickMachine
 }
 
-func (*randomStrategy) Bound(r int) (int, bool)                 { return onlyRound0(r) }
-func (*randomStrategy) Skip(*Explorer, int, record.Choice) bool { return false }
+func (*randomStrategy) Bound(r int) (int, bool) { return onlyRound0(r) }
+
+// allValues: a walk never branches, so a nondet call takes its first
+// value, as under landslide run --seed.
+func (*randomStrategy) allValues(*Explorer, int, record.Choice) bool { return false }
+func (*randomStrategy) Skip(*Explorer, int, record.Choice) bool      { return false }
 
 // Reached: the first walk draws its root's thread in Pick.
 func (r *randomStrategy) Reached(x *Explorer, i int) {
@@ -54,14 +58,14 @@ func (r *randomStrategy) startWalk(x *Explorer) {
 // Pick continues the walk (the path asks where no tag is pending: at
 // every node of the walk but the root's, which is a tag, except on the
 // first walk).
-func (r *randomStrategy) Pick(x *Explorer) record.TID {
+func (r *randomStrategy) Pick(x *Explorer) record.Choice {
 	if w := x.executed + 1; r.walk != w && len(x.nodes) > 1 {
 		// Resumed between walks: the root's draw was made by the process
 		// that stored the frontier; redo it.
 		r.reset(w)
 		r.choose(x.nodes[0].runnable)
 	}
-	return r.choose(x.nodes[len(x.nodes)-1].runnable)
+	return record.Choice{Thread: r.choose(x.nodes[len(x.nodes)-1].runnable)}
 }
 
 func (r *randomStrategy) reset(walk int) {

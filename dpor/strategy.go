@@ -28,9 +28,9 @@ type Strategy interface {
 	// Reached sees the path arrive at a new node i (the root, i = 0,
 	// included, at the start of each round).
 	Reached(x *Explorer, i int)
-	// Pick is the thread to run at the path's last node when no tag is
-	// pending there (0: the machine's default choice).
-	Pick(x *Explorer) record.TID
+	// Pick is the choice to run at the path's last node when no tag is
+	// pending there (thread 0: the machine's default choice).
+	Pick(x *Explorer) record.Choice
 	// Branch sees each completed interleaving (the path at its end) and
 	// tags the alternatives it calls for.
 	Branch(x *Explorer, br *Branch) error

@@ -60,7 +60,29 @@ func FuzzDecodeStored(f *testing.F) {
 	if _, err := hx.Run(context.Background()); err != nil || htmFrontier == nil {
 		f.Fatalf("htm2: %v", err)
 	}
-	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec, htmFrontier} {
+	// And optimal DPOR on nondet values (posix/deposits): injected
+	// values, value counts and wakeup-tree events with values.
+	_, dImg := image(f, "posix/deposits")
+	dCfg := kernel.Config{Args: []string{"deposits", "3"}, EveryAccess: true, MaxInstructions: 1 << 20}
+	dk, err := kernel.New(dImg, dCfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var dFrontier *dpor.Frontier
+	var dx *dpor.Explorer
+	dx, err = dpor.New(dk, dpor.Options{Spec: dpor.Spec{Strategy: "optimal", MaxInterleavings: 12}, OnBranch: func(b *dpor.Branch) dpor.Stop {
+		if b.N == 6 {
+			dFrontier = dx.Frontier()
+		}
+		return dpor.Continue
+	}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := dx.Run(context.Background()); err != nil || dFrontier == nil {
+		f.Fatalf("deposits: %v", err)
+	}
+	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec, htmFrontier, dFrontier} {
 		b, err := encode(v)
 		if err != nil {
 			f.Fatal(err)
@@ -90,6 +112,13 @@ func FuzzDecodeStored(f *testing.F) {
 			s := htmSpec
 			s.MaxInterleavings = fr.Executed + 1
 			if x, err := dpor.Resume(hk, dpor.Options{Spec: s}, &fr); err == nil {
+				x.Run(context.Background())
+			}
+			dk, err := kernel.New(dImg, dCfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x, err := dpor.Resume(dk, dpor.Options{Spec: dpor.Spec{Strategy: "optimal", MaxInterleavings: fr.Executed + 1}}, &fr); err == nil {
 				x.Run(context.Background())
 			}
 		}

@@ -46,6 +46,7 @@ const (
 	SysCondSignal    = 1060
 	SysCondBroadcast = 1061
 	SysAssumeFalse   = 1062
+	SysNondet        = 1063
 )
 
 // Guest address-space layout (all below mem.Limit, 2^39).

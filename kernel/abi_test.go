@@ -33,6 +33,7 @@ func TestABIMatchesHeader(t *testing.T) {
 		"MUTEX_UNLOCK": SysMutexUnlock, "MUTEX_DESTROY": SysMutexDestroy, "COND_WAIT": SysCondWait,
 		"COND_TIMEDWAIT": SysCondTimedwait, "COND_SIGNAL": SysCondSignal, "COND_BROADCAST": SysCondBroadcast,
 		"ASSUME_FALSE": SysAssumeFalse,
+		"NONDET":       SysNondet,
 	}
 	re := regexp.MustCompile(`#define LS_SYS_(\w+)\s+(\d+)`)
 	seen := map[string]bool{}

@@ -72,6 +72,11 @@ const atXbeginBit = 0x80
 // it read as before).
 const posixTag = 'P'
 
+// nondetTag starts the values chosen for the nondet calls threads are
+// stopped before, present only when one is not the first (a later
+// addition: states without it read as before).
+const nondetTag = 'N'
+
 // Checkpoint is a machine state outside the process: the kernel and CPU
 // state as one opaque byte string, and the guest memory as pages, so the
 // store can compress them and keep each distinct page once.
@@ -295,6 +300,12 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 			w.flag(p.detached)
 		}
 	}
+	if slices.ContainsFunc(st.threads, func(t thread) bool { return t.nondet != 0 }) {
+		w.b = append(w.b, nondetTag)
+		for i := range st.threads {
+			w.u(uint64(st.threads[i].nondet))
+		}
+	}
 	return &Checkpoint{State: w.b, Pages: pages}, nil
 }
 
@@ -431,7 +442,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 		r.fail("no threads in a live process")
 	}
 	st.pps = r.counter()
-	if st.lastPP = record.PPKind(r.u8()); st.lastPP > record.PPAccess {
+	if st.lastPP = record.PPKind(r.u8()); st.lastPP > record.PPNondet {
 		r.fail("bad PP kind %d", st.lastPP)
 	}
 	st.yieldTo = r.tid()
@@ -534,6 +545,15 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 				r.fail("pthread %d: tid %d out of order", i, p.tid)
 			}
 			st.pthreads[i] = p
+		}
+	}
+	if r.err == nil && len(r.b) > 0 && r.b[0] == nondetTag {
+		r.take(1)
+		for i := range st.threads {
+			t := &st.threads[i]
+			if t.nondet = int64(r.u()); t.nondet < 0 || t.nondet >= MaxNondetValues || t.nondet != 0 && !t.preSync {
+				r.fail("thread %d: nondet value %d", t.tid, t.nondet)
+			}
 		}
 	}
 	for i := range st.threads {

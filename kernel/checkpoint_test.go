@@ -596,7 +596,8 @@ func TestCheckpointRejectsState(t *testing.T) {
 			sn.st.threads[0].hblocked, sn.st.threads[0].wait = true, []waitRange{{2, 2}}
 		}},
 		{"counter", "counter", any, func(sn *snapshot) { sn.st.threads[0].yields = -1 }},
-		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPAccess + 1 }},
+		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPNondet + 1 }},
+		{"nondet without its call", "nondet value", any, func(sn *snapshot) { sn.st.threads[0].nondet = 1 }},
 		{"yieldTo", "negative tid", any, func(sn *snapshot) { sn.st.yieldTo = -1 }},
 		{"sumInstr", "more than instret", any, func(sn *snapshot) { sn.st.sumInstr = sn.instret + 1 }},
 		{"work", "overflows", threads2, func(sn *snapshot) { sn.st.work = ^uint64(0) }},
@@ -746,6 +747,32 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 	f.Add(uint8(len(seeds)), c.State)
 	seeds = append(seeds, c)
 	decoders = append(decoders, newKernel(f, wimg, wcfg))
+	// And one with a nondet value chosen (posix/deposits: the 'N' part).
+	dimg := fixtureImage(f, "posix/deposits")
+	dcfg := Config{Args: []string{"deposits", "3"}}
+	kd := newKernel(f, dimg, dcfg)
+	for chosen := false; !chosen; {
+		ch := kd.Default()
+		s := kd.Snapshot()
+		tr, err := kd.Step(ch)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if tr.PP.Kind == record.PPNondet {
+			kd.Restore(s)
+			ch.Value = 2
+			if _, err := kd.Step(ch); err != nil {
+				f.Fatal(err)
+			}
+			chosen = true
+		}
+	}
+	if c, err = kd.EncodeCheckpoint(kd.Snapshot()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint8(len(seeds)), c.State)
+	seeds = append(seeds, c)
+	decoders = append(decoders, newKernel(f, dimg, dcfg))
 	f.Fuzz(func(t *testing.T, which uint8, state []byte) {
 		i := int(which) % len(seeds)
 		c := &Checkpoint{State: state, Pages: seeds[i].Pages}

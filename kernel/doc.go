@@ -11,8 +11,11 @@
 //
 // PPs. Mandatory (whatever the configuration): yield, deschedule,
 // make_runnable, thread creation (the parent stops right after), thread exit
-// and sleep; and for transactional memory (htm.go) _xbegin (before it: its
-// result is the choice's Value) and _xend (after the commit). Configurable: entry of functions named in Config.SyncPPs
+// and sleep; for transactional memory (htm.go) _xbegin (before it: its
+// result is the choice's Value) and _xend (after the commit); the pthread
+// calls (sys_pthread.go, before each); and a __VERIFIER_nondet call of more
+// than one value (sys_nondet.go, before it: the value is the Value of the
+// choice that ran the thread there). Configurable: entry of functions named in Config.SyncPPs
 // (default mutex_lock, mutex_unlock), instruction addresses
 // (Config.DataRacePCs), and tell_landslide_preempt(); all three pass
 // through the within/without filters (thesis §3.4.1, check_withins).

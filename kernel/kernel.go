@@ -565,11 +565,9 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 	if k.waitsForTxn(t) && ch.Value == 0 {
 		return nil, fmt.Errorf("thread %d waits at an _xbegin for thread %d's transaction (runnable: %v)", ch.Thread, k.st.wtx.tid, k.Runnable())
 	}
-	if ch.Value != 0 && !t.atXbegin {
-		return nil, fmt.Errorf("choice %d:%d: thread %d is not at an _xbegin: this PP takes no value (only a thread)", ch.Thread, ch.Value, ch.Thread)
-	}
-	if ch.Value < 0 || ch.Value >= record.XbeginStarted {
-		return nil, fmt.Errorf("choice %d:%d: not an abort status", ch.Thread, ch.Value)
+	xbegin := t.atXbegin
+	if ch.Value < 0 || xbegin && ch.Value >= record.XbeginStarted {
+		return nil, fmt.Errorf("choice %d:%d: not an abort status or a nondet value", ch.Thread, ch.Value)
 	}
 	k.switchTo(ch.Thread)
 	t = k.cur()
@@ -606,6 +604,11 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 	tr.Instructions = k.cpu.Instret - start
 	if err != nil {
 		return tr, err
+	}
+	if ch.Value != 0 && !xbegin {
+		if err := k.chooseNondet(ch, pp); err != nil {
+			return tr, err
+		}
 	}
 	k.st.sumInstr += tr.Instructions
 	k.st.nTrans++

@@ -26,6 +26,7 @@ func TestPosixMisuse(t *testing.T) {
 		{4, record.BugDeadlock, "already holds this mutex"},
 		{5, record.BugSyscall, "pthread_cond_wait(0x"},
 		{7, record.BugSyscall, "thread 2 is detached"},
+		{8, record.BugSyscall, "__VERIFIER_nondet: the domain [3, 1] is not 1 to 4096 values"},
 	} {
 		o := play(t, img, Config{Args: []string{"misuse", fmt.Sprint(c.k)}}, schedule.Default{})
 		if o.Bug == nil || o.Bug.Kind != c.kind || !strings.Contains(o.Bug.Message, c.msg) {
@@ -123,5 +124,31 @@ func TestPthreadCallsAreNoSpin(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestPosixStdio: the POSIX stdio.h additions behave as C defines them
+// (fixture posix/scan; the same source compiled for the host against
+// glibc prints the same lines, stderr unbuffered aside): sscanf's
+// conversions, sizes (300 stored by %hhu is 44), widths, scan sets, %*,
+// the EOF of an empty input and a matching failure's 0; fprintf to stdout
+// and stderr, both the program's output.
+func TestPosixStdio(t *testing.T) {
+	o := play(t, fixtureImage(t, "posix/scan"), Config{Args: []string{"scan"}}, schedule.Default{})
+	if o.Bug != nil {
+		t.Fatal(o.Bug)
+	}
+	want := `n=5 a=42 x=31 l=-7 w=word c=r
+empty=-1
+nomatch=0 a=42
+skip=2 h=34 hh=44
+i=63 o=8 i=-16 n=3
+width=123 45 n=2
+lit=val n=1
+short=7 n=1
+done
+`
+	if string(o.Stdout) != want {
+		t.Errorf("output:\n%s\nwant:\n%s", o.Stdout, want)
 	}
 }

@@ -62,10 +62,16 @@ type pthreadRec struct {
 	detached bool
 }
 
-// syncCall runs before a pthread call: the first time the call is reached
-// it ends the transition with a PP before it (the thread re-executes the
-// ecall when it next runs); the second time it lets the call run.
+// syncCall runs before a pthread call: a PP before it (stopBefore).
 func (k *Kernel) syncCall(pc uint64, name string) (record.PP, bool) {
+	return k.stopBefore(pc, record.PPSyncFunc, name)
+}
+
+// stopBefore: the first time the running thread reaches the call at pc,
+// it ends the transition with a PP of this kind before the call (the
+// thread re-executes the ecall when it next runs, preSync set); the
+// second time it lets the call run.
+func (k *Kernel) stopBefore(pc uint64, kind record.PPKind, name string) (record.PP, bool) {
 	t := k.cur()
 	if t.preSync {
 		t.preSync = false
@@ -73,7 +79,7 @@ func (k *Kernel) syncCall(pc uint64, name string) (record.PP, bool) {
 	}
 	t.preSync = true
 	k.ppStack = k.stackAt(pc)
-	return record.PP{Kind: record.PPSyncFunc, PC: pc, Func: name}, true
+	return record.PP{Kind: kind, PC: pc, Func: name}, true
 }
 
 // pendingCall is the pthread call a thread stopped at the PP before it

@@ -86,6 +86,7 @@ var syscalls = map[uint64]sysEntry{
 	SysCondSignal:    {"pthread_cond_signal", sysCondSignal, false, true},
 	SysCondBroadcast: {"pthread_cond_broadcast", sysCondBroadcast, false, true},
 	SysAssumeFalse:   {"__VERIFIER_assume", sysAssumeFalse, true, false},
+	SysNondet:        {"__VERIFIER_nondet", sysNondet, true, false},
 }
 
 // SyscallName names a system-call number ("" if unknown).
@@ -110,6 +111,11 @@ func (k *Kernel) syscall() (record.PP, bool) {
 		// (the thesis's CAPACITY); the call never happens.
 		k.selfAbort(k.abortStatus(record.XabortCapacity))
 		return record.PP{}, false
+	}
+	if num == SysNondet {
+		if pp, stop := k.nondetCall(pc, e.name); stop {
+			return pp, true
+		}
 	}
 	if e.sync {
 		if pp, stop := k.syncCall(pc, e.name); stop {

@@ -66,6 +66,9 @@ type thread struct {
 	waitKind waitKind
 	waitOn   uint64
 	preSync  bool
+	// nondet: for a thread stopped before a nondet call (PPNondet), the
+	// index of the value the call returns (sys_nondet.go).
+	nondet int64
 }
 
 // waitRange is memory a heuristically blocked thread waits on.

@@ -28,11 +28,12 @@ type TID int32
 // Value is 0 for a plain choice of thread. It is the seam for injected
 // outcomes: for a thread at _xbegin (PPXbegin), a nonzero Value is the
 // abort status _xbegin returns (XabortRetry, ...) instead of starting
-// the transaction. Value is part of everything that keeps or repeats
-// choices: the text form (schedule.Format/Parse, "2:2" is thread 2 with
-// value 2), the store's branch records, and replay. A machine rejects a
-// choice with a value it does not offer (kernel.Step) rather than
-// ignore it.
+// the transaction; for a thread at a __VERIFIER_nondet call
+// (PPNondet), Value v makes the call return the v-th value of its domain
+// (Valuer). Value is part of everything that keeps or repeats choices:
+// the text form (schedule.Format/Parse, "2:2" is thread 2 with value 2),
+// the store's branch records, and replay. A machine rejects a choice
+// with a value it does not offer (kernel.Step) rather than ignore it.
 type Choice struct {
 	Thread TID
 	Value  int64
@@ -60,10 +61,14 @@ const (
 	// PPAccess: the thread is about to make a shared access, having made
 	// one in this transition (every shared access a PP).
 	PPAccess
+	// PPNondet: the thread is about to make a __VERIFIER_nondet call
+	// whose result is a choice (Choice.Value is the index of the value
+	// in the declared domain; see Valuer).
+	PPNondet
 )
 
 var ppNames = [...]string{"none", "yield", "deschedule", "thread_create", "thread_exit",
-	"make_runnable", "sleep", "sync_function", "data_race", "annotation", "end", "xbegin", "xend", "access"}
+	"make_runnable", "sleep", "sync_function", "data_race", "annotation", "end", "xbegin", "xend", "access", "nondet"}
 
 func (k PPKind) String() string {
 	if int(k) < len(ppNames) {
@@ -134,10 +139,13 @@ const (
 	// SyncJoin: the thread joined thread Other, which had exited
 	// (pthread_join): everything Other did happens before what follows.
 	SyncJoin
+	// SyncNondet: a __VERIFIER_nondet call returned Arg (as int64), the
+	// value the choice that ran the thread to the call picked.
+	SyncNondet
 )
 
 var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "output",
-	"txn_begin", "txn_end", "txn_abort", "join"}
+	"txn_begin", "txn_end", "txn_abort", "join", "nondet"}
 
 func (k SyncKind) String() string {
 	if int(k) < len(syncNames) {
@@ -315,6 +323,16 @@ type Machine interface {
 // which a thread that never ran its lock cannot reveal otherwise.
 type LockWaiter interface {
 	LockWait(t TID) (lock uint64, ok bool)
+}
+
+// Valuer is an optional interface of a Machine whose threads can stop at
+// a PP with several outcomes besides the thread (PPNondet): Values is
+// how many (the choice values 0..n-1, 0 being the default), 0 where
+// thread t's next step takes no value. It is asked at the state of the
+// PP; an explorer explores each value where the thread runs (they are
+// the thread's own nondeterminism, independent of the other threads).
+type Valuer interface {
+	Values(t TID) int64
 }
 
 // ErrBudget is returned by Machine.Step when one execution's instruction

@@ -100,6 +100,8 @@ func SyncEventText(e record.SyncEvent) string {
 		return "transaction committed"
 	case record.SyncTxnAbort:
 		return fmt.Sprintf("transaction aborted (%s)", record.AbortText(e.Arg))
+	case record.SyncNondet:
+		return fmt.Sprintf("__VERIFIER_nondet returned %d", int64(e.Arg))
 	}
 	s := e.Kind.String()
 	if e.Func != record.NoSyncFunc {
@@ -283,6 +285,8 @@ func SyncEventTrace(e record.SyncEvent) string {
 		return fmt.Sprintf("%s block #%d (generation %d) at 0x%x", e.Kind, e.Block, e.Gen, e.Arg)
 	case record.SyncTxnAbort:
 		return fmt.Sprintf("txn_abort (%s)", record.AbortText(e.Arg))
+	case record.SyncNondet:
+		return fmt.Sprintf("nondet returns %d", int64(e.Arg))
 	}
 	return e.Kind.String()
 }

@@ -60,10 +60,13 @@ type Options struct {
 	Posix bool
 }
 
-// posixHeaders are the headers whose functions live in posix/.
-var posixHeaders = regexp.MustCompile(`(?m)^\s*#\s*include\s*[<"](pthread|verifier)\.h[>"]`)
+// posixHeaders are the headers whose functions live in posix/, the
+// SV-COMP functions a program may declare itself without verifier.h, and
+// the stdio additions of posix/include/stdio.h.
+var posixHeaders = regexp.MustCompile(`(?m)^\s*#\s*include\s*[<"](pthread|verifier)\.h[>"]|\b__VERIFIER_\w+\s*\(|\b(stderr|stdout|fprintf|sscanf|fputs|fputc)\b`)
 
-// usesPosix reports whether a C source includes a POSIX-threads header.
+// usesPosix reports whether a C source includes a POSIX-threads header,
+// calls an SV-COMP function, or uses the POSIX stdio additions.
 func usesPosix(path string) bool {
 	b, err := os.ReadFile(path)
 	return err == nil && posixHeaders.Match(b)
@@ -213,6 +216,11 @@ func Build(opts Options) error {
 	}
 	for _, inc := range opts.Include {
 		args = append(args, "-I", local(inc))
+	}
+	if opts.Posix {
+		// The POSIX library's own additions to SDK headers (stdio.h's
+		// streams), which #include_next the SDK's.
+		args = append(args, "-I", path.Join(root, "posix", "include"))
 	}
 	args = append(args, "-I", path.Join(root, "include"))
 	args = append(args, opts.CFlags...)

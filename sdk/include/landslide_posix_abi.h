@@ -27,5 +27,8 @@
 #define LS_SYS_ASSUME_FALSE   1062 /* (): __VERIFIER_assume(0): the thread
                                       waits for good; if no thread can run the
                                       execution ends normally                  */
+#define LS_SYS_NONDET         1063 /* (lo, hi) -> a value in [lo, hi]: each one
+                                      is explored (a choice of the checker);
+                                      at most 4096 values                      */
 
 #endif

@@ -50,6 +50,8 @@ var rows = []row{
 	{"filesystem", 20, "128 (derived)"},
 	{"writers", 4, "24 (derived: N!)"},
 	{"writers", 6, "720 (derived)"},
+	{"deposits", 3, "21 (derived: 1+2(K−1)+4(K−1)², nondet values)"},
+	{"deposits", 8, "211 (derived)"},
 }
 
 func main() {
