@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"landslide/check"
+	"landslide/record"
 	"landslide/sdk"
 )
 
@@ -29,7 +30,9 @@ type SuiteJSON struct {
 // SuiteProgram is one program of a suite run.
 type SuiteProgram struct {
 	Source string `json:"source"`
-	// Result is "bug", "verified", "budget" or "build error".
+	// Result is "bug", "verified", "budget", "limit" (the program went
+	// past a limit of the checker, such as its 64 live threads: no
+	// verdict) or "build error".
 	Result        string  `json:"result"`
 	Message       string  `json:"message,omitempty"` // the bug, or the build error's first line
 	Interleavings int     `json:"interleavings"`
@@ -52,13 +55,14 @@ the SDK (POSIX threads, C11 atomics, the SV-COMP conventions; no P2 thread
 library), explores it with every shared access a preemption point
 (--sync-only: only the pthread calls) under --strategy, for at most
 --budget each, and reports per program: a bug (with its message),
-verified, the budget ran out, or the build failed (the compiler's first
-error). Nothing is recorded in the store: rerun a program with landslide
-explore to keep its exploration and traces (--keep DIR keeps the built
-ELFs).
+verified, the budget ran out, a limit of the checker was reached (such as
+its 64 live threads: landslide explore --max-threads raises it; no
+verdict), or the build failed (the compiler's first error). Nothing is
+recorded in the store: rerun a program with landslide explore to keep its
+exploration and traces (--keep DIR keeps the built ELFs).
 
-Exit: 1 if some program has a bug, else 3 if some ran out of budget,
-else 0; 2 when DIR holds no C file or no program builds.`,
+Exit: 1 if some program has a bug, else 3 if some ran out of budget or
+reached a limit, else 0; 2 when DIR holds no C file or no program builds.`,
 		Args: exactly(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if budget <= 0 {
@@ -140,15 +144,19 @@ func runSuite(cmd *cobra.Command, dir string, o suiteOptions) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(w, "%d bug, %d verified, %d budget, %d build error, in %.1fs\n",
-			doc.Totals["bug"], doc.Totals["verified"], doc.Totals["budget"], doc.Totals["build error"], doc.Elapsed)
+		limit := ""
+		if n := doc.Totals["limit"]; n > 0 {
+			limit = fmt.Sprintf(", %d limit", n)
+		}
+		fmt.Fprintf(w, "%d bug, %d verified, %d budget%s, %d build error, in %.1fs\n",
+			doc.Totals["bug"], doc.Totals["verified"], doc.Totals["budget"], limit, doc.Totals["build error"], doc.Elapsed)
 	}
 	switch {
 	case doc.Totals["build error"] == len(srcs):
 		return &exitError{code: ExitUsage, msg: "suite: no program built"}
 	case doc.Totals["bug"] > 0:
 		return &exitError{code: ExitBug}
-	case doc.Totals["budget"] > 0:
+	case doc.Totals["budget"] > 0 || doc.Totals["limit"] > 0:
 		return &exitError{code: ExitBudget}
 	}
 	return nil
@@ -180,6 +188,8 @@ func suiteProgram(ctx context.Context, src, elf string, o suiteOptions) SuitePro
 			if res, err = check.Explore(ctx, check.Config{Spec: spec, Image: image}, check.Recording{}); err == nil {
 				p.Interleavings = res.Interleavings
 				switch {
+				case res.Bug != nil && res.Bug.Kind == record.BugLimit:
+					p.Result, p.Message = "limit", res.Bug.Message
 				case res.Bug != nil:
 					p.Result, p.Message = "bug", res.Bug.Kind.String()+": "+res.Bug.Message
 				case res.Verified:

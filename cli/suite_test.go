@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -20,6 +21,7 @@ func TestSuite(t *testing.T) {
 		"d_locked.c":   "../fixtures/src/small/posix_locked.c",
 		"c_deadlock.c": "",
 		"e_broken.c":   "",
+		"f_many.c":     "",
 	} {
 		var b []byte
 		var err error
@@ -32,6 +34,12 @@ static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALI
 static void *ab(void *p) { pthread_mutex_lock(&a); pthread_mutex_lock(&b); pthread_mutex_unlock(&b); pthread_mutex_unlock(&a); return p; }
 static void *ba(void *p) { pthread_mutex_lock(&b); pthread_mutex_lock(&a); pthread_mutex_unlock(&a); pthread_mutex_unlock(&b); return p; }
 int main(void) { pthread_t t, u; pthread_create(&t, 0, ab, 0); pthread_create(&u, 0, ba, 0); pthread_join(t, 0); pthread_join(u, 0); return 0; }
+`)
+		case name == "f_many.c": // 70 threads alive at once: past the kernel's 64
+			b = []byte(`#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void *f(void *p) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); return p; }
+int main(void) { pthread_t t[70]; pthread_mutex_lock(&m); for (int i = 0; i < 70; i++) pthread_create(&t[i], 0, f, 0); pthread_mutex_unlock(&m); for (int i = 0; i < 70; i++) pthread_join(t[i], 0); return 0; }
 `)
 		default:
 			b = []byte("int main(void) { return undeclared; }\n")
@@ -51,7 +59,7 @@ int main(void) { pthread_t t, u; pthread_create(&t, 0, ab, 0); pthread_create(&u
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"a_misuse.c": "bug", "b_readers.c": "verified", "c_deadlock.c": "bug", "d_locked.c": "verified", "e_broken.c": "build error"}
+	want := map[string]string{"a_misuse.c": "bug", "b_readers.c": "verified", "c_deadlock.c": "bug", "d_locked.c": "verified", "e_broken.c": "build error", "f_many.c": "limit"}
 	if len(doc.Programs) != len(want) {
 		t.Fatalf("%d programs: %+v", len(doc.Programs), doc.Programs)
 	}
@@ -65,6 +73,9 @@ int main(void) { pthread_t t, u; pthread_create(&t, 0, ab, 0); pthread_create(&u
 	}
 	if p := doc.Programs[2]; p.Message == "" || p.Message[:9] != "deadlock:" {
 		t.Errorf("c_deadlock.c: %q, want a deadlock", p.Message)
+	}
+	if p := doc.Programs[5]; !strings.Contains(p.Message, "64 live threads") {
+		t.Errorf("f_many.c: %q, want the thread limit", p.Message)
 	}
 	if code, _, stderr := runCLI("suite", t.TempDir()); code != ExitUsage {
 		t.Errorf("empty directory: exit %d (%s)", code, stderr)
