@@ -402,8 +402,8 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 			n.tagged = remove(n.tagged, q)
 			x.injectRetry(len(x.nodes)-1, q) // where a transaction starts, it may abort
 		} else {
-			// A value the strategy picked (optimal DPOR's wakeup tree):
-			// tried, no longer to do.
+			// A choice with a value (injected, or optimal DPOR's wakeup
+			// tree's): tried, no longer to do.
 			if !slices.Contains(n.injected, ch) {
 				n.injected = append(n.injected, ch)
 			}

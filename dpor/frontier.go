@@ -56,8 +56,9 @@ type FrontierNode struct {
 	// _xbegin follows from the transitions.
 	Inject   []record.Choice `msgpack:",omitempty"`
 	Injected []record.Choice `msgpack:",omitempty"`
-	// Values: per runnable thread, how many values its next step takes
-	// (a nondet call's domain); absent where no thread is at one.
+	// Values: per runnable thread, how many variants its transition from
+	// here has (the values of the nondet call it ends at; 0 for none or
+	// not known); absent where none is known.
 	Values []int64 `msgpack:",omitempty"`
 	// Retry sets: the constraints in force and those of the tags.
 	// As sorted lists, so that a frontier encodes to the same bytes.

@@ -36,14 +36,8 @@ func (x *Explorer) atXbegin(i int, q record.TID) bool {
 // xbeginAfter is the set of threads at an _xbegin at the node after
 // transition tr, given the set at the node before it.
 func xbeginAfter(before []record.TID, tr *record.Transition) []record.TID {
-	return stoppedAfter(before, tr, record.PPXbegin)
-}
-
-// stoppedAfter is the set of threads stopped at a PP of this kind at the
-// node after transition tr, given the set at the node before it.
-func stoppedAfter(before []record.TID, tr *record.Transition, kind record.PPKind) []record.TID {
 	out := slices.DeleteFunc(slices.Clone(before), func(t record.TID) bool { return t == tr.Thread })
-	if tr.PP.Kind == kind {
+	if tr.PP.Kind == record.PPXbegin {
 		i, _ := slices.BinarySearch(out, tr.Thread)
 		out = slices.Insert(out, i, tr.Thread)
 	}

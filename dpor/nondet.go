@@ -16,8 +16,9 @@ import (
 // variants there, as siblings: the value 0 one first, the others
 // injected (as the abort statuses of an _xbegin are, htm.go) and explored
 // before the node's tags. The value is the thread's own nondeterminism:
-// it commutes with every other thread, and the sleep sets (which tell
-// choices apart by value) and the races then work as for any transition.
+// it commutes with every other thread; the races then work as for any
+// transition, and the sleep sets tell choices apart by value (optimal
+// DPOR keeps variants out of its sleep sets: see optimalStrategy.advance).
 //
 // A strategy may say that a choice needs no variants (valueSelector):
 // a random walk never branches.
