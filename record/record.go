@@ -28,9 +28,9 @@ type TID int32
 // Value is 0 for a plain choice of thread. It is the seam for injected
 // outcomes: for a thread at _xbegin (PPXbegin), a nonzero Value is the
 // abort status _xbegin returns (XabortRetry, ...) instead of starting
-// the transaction; for a thread at a __VERIFIER_nondet call
-// (PPNondet), Value v makes the call return the v-th value of its domain
-// (Valuer). Value is part of everything that keeps or repeats choices:
+// the transaction; for any other thread, a Value v is for the
+// __VERIFIER_nondet call the transition ends at (PPNondet): the call will
+// return the v-th value of its domain (Valuer). Value is part of everything that keeps or repeats choices:
 // the text form (schedule.Format/Parse, "2:2" is thread 2 with value 2),
 // the store's branch records, and replay. A machine rejects a choice
 // with a value it does not offer (kernel.Step) rather than ignore it.
@@ -61,9 +61,9 @@ const (
 	// PPAccess: the thread is about to make a shared access, having made
 	// one in this transition (every shared access a PP).
 	PPAccess
-	// PPNondet: the thread is about to make a __VERIFIER_nondet call
-	// whose result is a choice (Choice.Value is the index of the value
-	// in the declared domain; see Valuer).
+	// PPNondet: the thread is about to make a __VERIFIER_nondet call,
+	// whose value the choice that ran the transition chose (its
+	// Choice.Value, an index in the declared domain; see Valuer).
 	PPNondet
 )
 
@@ -326,11 +326,12 @@ type LockWaiter interface {
 }
 
 // Valuer is an optional interface of a Machine whose threads can stop at
-// a PP with several outcomes besides the thread (PPNondet): Values is
-// how many (the choice values 0..n-1, 0 being the default), 0 where
-// thread t's next step takes no value. It is asked at the state of the
-// PP; an explorer explores each value where the thread runs (they are
-// the thread's own nondeterminism, independent of the other threads).
+// a nondet call (PPNondet): Values is how many values the call thread t
+// is stopped before has (0 for none), whichever the choice that ran t
+// there took (0..n-1, 0 the default). An explorer asks it after that
+// choice and explores the other values as siblings of it (the "variants"
+// of the transition: the thread's own nondeterminism, independent of the
+// other threads).
 type Valuer interface {
 	Values(t TID) int64
 }
