@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"landslide/emu/elfsym"
+	"landslide/kernel"
 	"landslide/record"
 )
 
@@ -21,7 +23,13 @@ func explorePosix(t *testing.T, name string, n int, strategy string, more ...str
 
 func explorePosixPPs(t *testing.T, name string, n int, strategy string, more ...string) (*ExploreResult, []byte, ResolvedPPs) {
 	t.Helper()
-	path := "../fixtures/bin/posix/" + name + ".elf"
+	return exploreEveryAccess(t, "../fixtures/bin/posix/"+name+".elf", n, strategy, more...)
+}
+
+// exploreEveryAccess explores the program at path at size n (its
+// argv[1], then more args) with every shared access a PP, under strategy.
+func exploreEveryAccess(t *testing.T, path string, n int, strategy string, more ...string) (*ExploreResult, []byte, ResolvedPPs) {
+	t.Helper()
 	image, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +73,118 @@ func TestPosixTraceCounts(t *testing.T) {
 			t.Errorf("%s(%d): verified %v, %d interleavings, %d executed, %d sleep-set blocked; want %d, none blocked",
 				c.name, c.n, res.Verified, res.Interleavings, res.Executed, res.SleepBlocked, c.want)
 		}
+	}
+}
+
+// TestThreadLibraryTraceCounts: the benchmark families written with the
+// P2 API (thr_create, thr_join) have the traces of their pthreads twins,
+// which are the published counts: the reference library's thread calls
+// are events, not its code (kernel/thrlib.go). Before, readers(2) written
+// this way explored 203,774 interleavings.
+func TestThreadLibraryTraceCounts(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		n, want int
+	}{
+		{"readers", 2, 4},
+		{"readers", 3, 8},
+		{"lastzero", 5, 64},
+		{"indexer", 12, 8},
+	} {
+		for _, strategy := range []string{"optimal", "dpor"} {
+			res, _, pps := exploreEveryAccess(t, "../fixtures/bin/ref/"+c.name+"_thr.elf", c.n, strategy)
+			if !pps.Kernel.ModelThreads {
+				t.Fatalf("%s_thr: the reference library's thread calls are not modelled", c.name)
+			}
+			if !res.Verified || res.Interleavings != c.want || res.Executed != c.want || res.SleepBlocked != 0 {
+				t.Errorf("%s_thr(%d), %s: verified %v, %d interleavings, %d executed, %d sleep-set blocked; want %d, none blocked",
+					c.name, c.n, strategy, res.Verified, res.Interleavings, res.Executed, res.SleepBlocked, c.want)
+			}
+		}
+		if twin := explorePosix(t, c.name, c.n, "optimal"); twin.Interleavings != c.want {
+			t.Errorf("%s(%d) with pthreads: %d interleavings, want %d", c.name, c.n, twin.Interleavings, c.want)
+		}
+	}
+}
+
+// TestThreadLibraryModelled: only the reference library's own thread.c
+// is modelled, only with every shared access a PP. A library whose
+// thread.c replaces it (the seeded thr_exit bug of uaf_exit) still runs
+// as code and its bug is found; the model's thr_join results are the
+// library's (thr_join_errors verifies both ways).
+func TestThreadLibraryModelled(t *testing.T) {
+	image := func(path string) []byte {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	ref := "../fixtures/bin/ref/thr_join_errors.elf"
+	for _, every := range []bool{false, true} {
+		pps, err := ResolvePPs(image(ref), PPRequest{EveryAccess: every, Args: []string{ref}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pps.Kernel.ModelThreads != every {
+			t.Errorf("thr_join_errors, every access %v: modelled %v", every, pps.Kernel.ModelThreads)
+		}
+		spec := Spec{Program: ref, Kernel: pps.Kernel}
+		if !every {
+			spec.Kernel.Filters = []kernel.Filter{{Func: "thr_create"}, {Func: "thr_join"}, {Func: "thr_exit"}}
+		}
+		res, err := Explore(context.Background(), Config{Spec: spec, Image: image(ref)}, Recording{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Verified {
+			t.Errorf("thr_join_errors, every access %v: not verified: %v", every, res.Bug)
+		}
+	}
+	// A join cycle through the modelled thr_join is a deadlock, and the
+	// report shows each thread stopped at thr_join's entry, under its
+	// caller (not in the function before it).
+	dl := "../fixtures/bin/ref/deadlock_join.elf"
+	pps, err := ResolvePPs(image(dl), PPRequest{EveryAccess: true, Args: []string{dl}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Explore(context.Background(), Config{Spec: Spec{Program: dl, Kernel: pps.Kernel}, Image: image(dl)}, Recording{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bug == nil || res.Bug.Kind != record.BugDeadlock || len(res.Bug.Details) != 2 {
+		t.Fatalf("deadlock_join with every access a PP: bug %v, want a deadlock of two threads", res.Bug)
+	}
+	img, err := elfsym.Parse(image(dl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Bug.Details {
+		var funcs []string
+		for _, pc := range d.Stack {
+			name, _, _ := img.Symbols.FuncAt(pc)
+			funcs = append(funcs, name)
+		}
+		caller := map[record.TID]string{1: "main", 2: "child"}[d.Thread]
+		if !strings.Contains(d.Title, "waits in thr_join") || len(funcs) < 2 || funcs[0] != "thr_join" || funcs[1] != caller {
+			t.Errorf("deadlock_join, thread %d: %q at %v, want thr_join under %s", d.Thread, d.Title, funcs, caller)
+		}
+	}
+	uaf := "../fixtures/bin/uaf_exit/thr_exit_join.elf"
+	pps, err = ResolvePPs(image(uaf), PPRequest{EveryAccess: true, Args: []string{uaf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pps.Kernel.ModelThreads {
+		t.Fatal("uaf_exit's own thread.c is modelled")
+	}
+	res, err = Explore(context.Background(), Config{Spec: Spec{Program: uaf, Kernel: pps.Kernel}, Image: image(uaf)}, Recording{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bug == nil || res.Bug.Kind != record.BugHeap {
+		t.Errorf("uaf_exit with every access a PP: bug %v, want its use after free", res.Bug)
 	}
 }
 

@@ -240,8 +240,11 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 	case res.Verified:
 		fmt.Fprintf(out, "Verified: all %d interleavings of this state space completed with no bug (PP set: %s), in %s.\n",
 			res.Interleavings, strings.Join(res.PPSet, ", "), res.Elapsed.Round(time.Millisecond))
-		if res.Executed != res.Interleavings {
+		if res.Executed != res.Interleavings && res.Bound != check.UnlimitedBound {
 			fmt.Fprintf(out, "(%d interleavings run in all, over %d preemption-bound rounds)\n", res.Executed, res.Bound+1)
+		}
+		if res.SleepBlocked > 0 {
+			fmt.Fprintf(out, "(%d executions run in all: %d of them ended sleep-set blocked, with every runnable thread asleep)\n", res.Executed, res.SleepBlocked)
 		}
 	case r.Verdict.Outcome == check.Interrupted:
 		fmt.Fprintf(out, "Interrupted after %d interleavings; %s.\n", res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))

@@ -454,6 +454,10 @@ func TestReferenceLibraryVerifies(t *testing.T) {
 		switch f.Name {
 		case "ref/paraguay", "ref/paradise_lost", "ref/broadcast_two_waiters":
 			continue // 10^5-10^6 interleavings: go run ./bench/cmd/refverify (BENCHMARKS.md)
+		case "ref/lastzero_thr", "ref/indexer_thr":
+			// More than 10^5 with the library's own PPs: benchmarks for
+			// every access a PP (check.TestThreadLibraryTraceCounts).
+			continue
 		}
 		_, img := image(t, f.Name)
 		res, err := Run(context.Background(), Config{Spec: Spec{Program: f.Path(), Kernel: kernel.Config{SyncPPs: []string{"mutex_lock", "mutex_unlock"}, Filters: thesisFilters}, Spec: dpor.Spec{MaxInterleavings: 100000}}, Image: img})

@@ -325,6 +325,9 @@ func DescribePPs(k *kernel.Kernel, cfg Config) []string {
 	if _, _, ok := k.Symbols().Lookup("pthread_create"); ok {
 		out = append(out, "pthread calls")
 	}
+	if cfg.Kernel.ModelThreads {
+		out = append(out, "thr_create, thr_join, thr_exit")
+	}
 	if cfg.Kernel.EveryAccess {
 		out = append(out, "every shared access")
 	}

@@ -121,15 +121,19 @@ func ResolvePPs(image []byte, r PPRequest) (ResolvedPPs, error) {
 	for _, w := range r.Without {
 		cfg.Filters = append(cfg.Filters, kernel.Filter{Func: w})
 	}
-	if !r.NoTestConfig && len(img.Directives) > 0 {
+	directives, reference := kernel.TestDirectives(img.Directives)
+	// With every access an event, the reference library's thread calls
+	// are events too (kernel/thrlib.go).
+	cfg.ModelThreads = r.EveryAccess && reference
+	if !r.NoTestConfig && len(directives) > 0 {
 		// The test's own configuration (thesis §4.5 configured tests this
 		// way; the SDK's LANDSLIDE_CONFIG puts it in the binary).
-		d, err := kernel.ParseDirectives(img.Directives, syms)
+		d, err := kernel.ParseDirectives(directives, syms)
 		switch {
 		case len(cfg.Filters) == 0 && err != nil:
 			return out, fmt.Errorf("%v (--no-test-config ignores the program's directives)", err)
 		case len(cfg.Filters) == 0:
-			cfg.Filters, out.Directives, out.TestingMutexes = d.Filters, img.Directives, d.TestingMutexes
+			cfg.Filters, out.Directives, out.TestingMutexes = d.Filters, directives, d.TestingMutexes
 		case err == nil && d.TestingMutexes: // --within/--without replace only the filters
 			out.Directives, out.TestingMutexes = []string{"testing_mutexes"}, true
 		}

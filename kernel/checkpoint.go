@@ -760,6 +760,9 @@ func (k *Kernel) configDigest() [8]byte {
 	if c.EveryAccess {
 		w.str("every-access")
 	}
+	if c.ModelThreads {
+		w.str("model-threads")
+	}
 	sum := sha256.Sum256(w.b)
 	return [8]byte(sum[:8])
 }

@@ -33,6 +33,9 @@ func ParseDirectives(directives []string, syms *elfsym.Symbols) (Directives, err
 			out.TestingMutexes = true
 			continue
 		}
+		if d == ReferenceThreadsDirective {
+			continue // the library's, not the test's (TestDirectives)
+		}
 		if len(f) != 2 {
 			return out, fmt.Errorf("LANDSLIDE_CONFIG %q: want \"within FUNC\", \"without FUNC\" or \"testing_mutexes\"", d)
 		}
@@ -51,4 +54,18 @@ func ParseDirectives(directives []string, syms *elfsym.Symbols) (Directives, err
 		out.Filters = append(out.Filters, flt)
 	}
 	return out, nil
+}
+
+// TestDirectives splits a program's directives into the test's own and
+// whether its thread library is the SDK's reference one (the library's
+// directive, ReferenceThreadsDirective, which no flag overrides).
+func TestDirectives(directives []string) (test []string, reference bool) {
+	for _, d := range directives {
+		if d == ReferenceThreadsDirective {
+			reference = true
+			continue
+		}
+		test = append(test, d)
+	}
+	return test, reference
 }

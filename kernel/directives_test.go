@@ -34,8 +34,17 @@ func TestFixtureDirectives(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
-		if !slices.Equal(img.Directives, want) {
-			t.Errorf("%s: directives %q, the sources say %q", f.Name, img.Directives, want)
+		test, reference := TestDirectives(img.Directives)
+		if !slices.Equal(test, want) {
+			t.Errorf("%s: directives %q, the sources say %q", f.Name, test, want)
+		}
+		// The library's directive: in every binary linked with the
+		// reference thread.c, in no other (an overlay's thread.c is a
+		// library of its own).
+		o := f.BuildOptions()
+		_, err = os.Stat(filepath.Join(fixtures.Root(), o.Overlay, "thread.c"))
+		if wantRef := o.Lib == "ref" && (o.Overlay == "" || err != nil); reference != wantRef {
+			t.Errorf("%s: reference_thread_library %v, want %v", f.Name, reference, wantRef)
 		}
 		d, err := ParseDirectives(img.Directives, img.Symbols)
 		n := len(d.Filters)

@@ -13,7 +13,9 @@
 // make_runnable, thread creation (the parent stops right after), thread exit
 // and sleep; for transactional memory (htm.go) _xbegin (before it: its
 // result is the choice's Value) and _xend (after the commit); the pthread
-// calls (sys_pthread.go, before each); and a __VERIFIER_nondet call of more
+// calls (sys_pthread.go, before each), and with Config.ModelThreads the
+// reference library's thr_create, thr_join and thr_exit, which the kernel
+// runs as those calls (thrlib.go); and a __VERIFIER_nondet call of more
 // than one value (sys_nondet.go, before it: the value is the Value of the
 // choice that ran the thread there). Configurable: entry of functions named in Config.SyncPPs
 // (default mutex_lock, mutex_unlock), instruction addresses

@@ -71,6 +71,9 @@ type Config struct {
 	HTM HTMConfig
 	// EveryAccess makes every shared access a PP (everyaccess.go).
 	EveryAccess bool
+	// ModelThreads runs the SDK's reference thr_create, thr_join and
+	// thr_exit as kernel calls, one event each (thrlib.go).
+	ModelThreads bool
 	// SharedStack are stack locations (8-byte granules, sorted) that
 	// another thread than their owner was seen to access: the owner's own
 	// accesses to them are recorded too (SharedStackSeen learns them; the
@@ -190,6 +193,10 @@ type Kernel struct {
 	ppFuncs    map[uint64]string          // entry → name, for sync PPs
 	eventFuncs map[uint64]record.SyncFunc // entry → function, for sync events
 	racePCs    map[uint64]bool
+	// thrFuncs are the modelled thread functions (ModelThreads), by
+	// entry; thrExit is thr_exit's entry, where their children return.
+	thrFuncs map[uint64]record.SyncFunc
+	thrExit  uint64
 	// sharedStack holds cfg.SharedStack; learned the granules of other
 	// threads' stacks this machine saw accessed (SharedStackSeen).
 	sharedStack map[uint64]bool
@@ -265,6 +272,11 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 		if addr, _, ok := k.syms.Lookup(fn.String()); ok {
 			k.eventFuncs[addr] = fn
 			k.cpu.SetBreakpoint(addr)
+		}
+	}
+	if cfg.ModelThreads {
+		if err := k.modelThreads(); err != nil {
+			return nil, err
 		}
 	}
 	for _, pc := range cfg.DataRacePCs {
@@ -709,6 +721,9 @@ func (k *Kernel) breakpoint(pc uint64) (record.PP, bool) {
 		t.calls = t.calls[:n-1]
 		k.syncEvent(record.SyncEvent{Kind: record.SyncReturn, Func: f.fn, Arg: f.arg})
 	}
+	if fn, ok := k.thrFuncs[pc]; ok {
+		return k.thrCall(pc, fn)
+	}
 	if name, ok := k.ppFuncs[pc]; ok && k.txn == nil && k.withinOK(pc) {
 		t.atBreak = true
 		k.ppStack = k.stackAt(pc)
@@ -790,7 +805,7 @@ func (k *Kernel) funcName(pc uint64) string {
 // stackAt unwinds the current thread with frame 0 at pc.
 func (k *Kernel) stackAt(pc uint64) []uint64 {
 	x := &k.cpu.X
-	return k.syms.Unwind(pc, x[1], x[2], x[8], k.mem.Read64, 32)
+	return k.threadBottom(k.syms.Unwind(pc, x[1], x[2], x[8], k.mem.Read64, 32))
 }
 
 // stack unwinds the current thread at the instruction being handled (the
@@ -808,10 +823,10 @@ func (k *Kernel) threadStack(t *thread) []uint64 {
 		return k.stackAt(k.cpu.PC)
 	}
 	pc := t.pc
-	if !t.atBreak && pc >= 4 {
+	if _, modelled := k.thrFuncs[pc]; !t.atBreak && !modelled && pc >= 4 {
 		pc -= 4 // it stopped after an ecall: show the ecall
 	}
-	return k.syms.Unwind(pc, t.regs[1], t.regs[2], t.regs[8], k.mem.Read64, 32)
+	return k.threadBottom(k.syms.Unwind(pc, t.regs[1], t.regs[2], t.regs[8], k.mem.Read64, 32))
 }
 
 func (k *Kernel) syncEvent(e record.SyncEvent) {

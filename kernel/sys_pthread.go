@@ -130,7 +130,7 @@ func (k *Kernel) posixWait(t *thread) string {
 	if k.callBlocked(t) {
 		num, a0 := k.pendingCall(t)
 		if num == SysPthreadJoin {
-			return fmt.Sprintf("waits in pthread_join for thread %d to exit", a0)
+			return fmt.Sprintf("waits in %s for thread %d to exit", k.joinName(t), a0)
 		}
 		v, _ := k.mem.Read32(a0)
 		return fmt.Sprintf("waits in pthread_mutex_lock(0x%x), held by thread %d", a0, int32(v))
@@ -140,7 +140,7 @@ func (k *Kernel) posixWait(t *thread) string {
 	}
 	switch t.waitKind {
 	case waitJoin:
-		return fmt.Sprintf("waits in pthread_join for thread %d to exit", t.waitOn)
+		return fmt.Sprintf("waits in %s for thread %d to exit", k.joinName(t), t.waitOn)
 	case waitMutex:
 		return fmt.Sprintf("waits in pthread_mutex_lock(0x%x)", t.waitOn)
 	case waitCond, waitTimed:
@@ -248,39 +248,57 @@ func (k *Kernel) misuse(kind record.BugKind, format string, args ...any) (uint64
 // calls pthread_exit with fn's result) on a stack of its own.
 func sysPthreadCreate(k *Kernel, a args) (uint64, control) {
 	tidp, start, fn, arg := a.ptr(0), a.ptr(1), a.ptr(2), a.u64(3)
-	if p, ok := k.mem.PermAt(start); !ok || p&mem.PermX == 0 || start&3 != 0 {
+	if !k.code(start) {
 		return errno(-eInval), ctlContinue
 	}
 	if !k.writable(tidp, 8) {
 		return k.misuse(record.BugMemory, "pthread_create: the pthread_t pointer 0x%x is not writable memory", tidp)
 	}
+	tid, fail, ctl := k.spawn(start, fn, arg, 0)
+	if tid == 0 {
+		return fail, ctl
+	}
+	k.mem.Write64(tidp, uint64(tid))
+	return 0, ctlPP(record.PPCreate)
+}
+
+// code reports whether pc can start a thread: an aligned executable address.
+func (k *Kernel) code(pc uint64) bool {
+	p, ok := k.mem.PermAt(pc)
+	return ok && p&mem.PermX != 0 && pc&3 == 0
+}
+
+// spawn starts a joinable thread at pc with a0, a1 and ra on a stack the
+// kernel maps (pthread_create's core, and the modelled thr_create's). It
+// returns the new thread, or 0 with what the call returns: EAGAIN when no
+// stack can be mapped, or the end of the execution at a checker limit.
+func (k *Kernel) spawn(pc, a0, a1, ra uint64) (record.TID, uint64, control) {
 	base := PthreadStackBase + uint64(k.st.nextTID)*PthreadStackStride
 	if base+PthreadStackStride > mem.Limit || k.mem.AnyMapped(base, PthreadStackSize) {
-		return errno(-eAgain), ctlContinue
+		return 0, errno(-eAgain), ctlContinue
 	}
 	if len(k.st.threads) >= k.cfg.MaxThreads {
 		k.limitBug(fmt.Sprintf("thread limit: creating a thread would exceed %d live threads", k.cfg.MaxThreads))
-		return 0, ctlEnd
+		return 0, 0, ctlEnd
 	}
 	if k.memoryUsed()+PthreadStackSize > k.cfg.MaxMemory {
 		k.limitBug(fmt.Sprintf("memory limit: a thread's stack would exceed %d bytes of guest memory", k.cfg.MaxMemory))
-		return 0, ctlEnd
+		return 0, 0, ctlEnd
 	}
 	if err := k.mem.Map(base, PthreadStackSize, mem.PermR|mem.PermW); err != nil {
-		return errno(-eAgain), ctlContinue
+		return 0, errno(-eAgain), ctlContinue
 	}
 	k.addRegion(region{base, PthreadStackSize})
-	t := thread{pc: start, stackLo: base, stackHi: base + PthreadStackSize}
-	t.regs[2] = base + PthreadStackSize
+	t := thread{pc: pc, stackLo: base, stackHi: base + PthreadStackSize}
+	t.regs[1], t.regs[2] = ra, base+PthreadStackSize
 	t.regs[3], t.regs[4] = k.cpu.X[3], k.cpu.X[4] // gp, tp
-	t.regs[10], t.regs[11] = fn, arg
+	t.regs[10], t.regs[11] = a0, a1
 	tid, ok := k.newThread(t)
 	if !ok {
-		return 0, ctlEnd
+		return 0, 0, ctlEnd
 	}
-	k.mem.Write64(tidp, uint64(tid))
 	k.setPthreads(func(ps []pthreadRec) []pthreadRec { return append(ps, pthreadRec{tid: tid}) })
-	return 0, ctlPP(record.PPCreate)
+	return tid, 0, control{}
 }
 
 // sysPthreadExit implements pthread_exit(ret): the thread's joiner gets
@@ -318,17 +336,23 @@ func sysPthreadJoin(k *Kernel, a args) (uint64, control) {
 	case p.detached:
 		return k.misuse(record.BugSyscall, "pthread_join(%d): thread %d is detached: undefined in POSIX", tid, tid)
 	}
-	for i := range k.st.threads {
-		if u := &k.st.threads[i]; u.state == stWaiting && u.waitKind == waitJoin && u.waitOn == uint64(tid) {
-			return k.misuse(record.BugSyscall, "pthread_join(%d): thread %d is already joining thread %d: undefined in POSIX", tid, u.tid, tid)
-		}
+	if u, ok := k.joining(tid); ok {
+		return k.misuse(record.BugSyscall, "pthread_join(%d): thread %d is already joining thread %d: undefined in POSIX", tid, u, tid)
 	}
+	return k.join(p, retp, "pthread_join")
+}
+
+// join completes a join of joinable thread p (call: the function, for
+// the message): it waits for p to exit, then stores its result at retp
+// (unless 0) and reaps it.
+func (k *Kernel) join(p *pthreadRec, retp uint64, call string) (uint64, control) {
+	tid := p.tid
 	if !p.exited {
 		return k.wait(waitJoin, uint64(tid), true)
 	}
 	if retp != 0 {
 		if !k.writable(retp, 8) {
-			return k.misuse(record.BugMemory, "pthread_join(%d): the result pointer 0x%x is not writable memory", tid, retp)
+			return k.misuse(record.BugMemory, "%s(%d): the result pointer 0x%x is not writable memory", call, tid, retp)
 		}
 		k.mem.Write64(retp, p.ret)
 	}
@@ -337,6 +361,16 @@ func sysPthreadJoin(k *Kernel, a args) (uint64, control) {
 	})
 	k.syncEvent(record.SyncEvent{Kind: record.SyncJoin, Other: tid})
 	return 0, ctlContinue
+}
+
+// joining reports whether some thread waits to join tid.
+func (k *Kernel) joining(tid record.TID) (record.TID, bool) {
+	for i := range k.st.threads {
+		if u := &k.st.threads[i]; u.state == stWaiting && u.waitKind == waitJoin && u.waitOn == uint64(tid) {
+			return u.tid, true
+		}
+	}
+	return 0, false
 }
 
 // sysPthreadDetach implements pthread_detach(tid).

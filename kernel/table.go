@@ -102,6 +102,14 @@ func (k *Kernel) syscall() (record.PP, bool) {
 		k.bugHere(record.BugSyscall, fmt.Sprintf("unknown system call %d (a7) at 0x%x", int64(num), pc), nil)
 		return record.PP{Kind: record.PPEnd, PC: pc}, true
 	}
+	return k.call(pc, num, e, 0)
+}
+
+// call runs system call num (its entry e) for the instruction at pc.
+// ret, if not 0, is where the thread goes on when the call returns, in
+// place of the instruction after pc: the return address of a library
+// function the kernel runs as this call (thrlib.go).
+func (k *Kernel) call(pc, num uint64, e sysEntry, ret uint64) (record.PP, bool) {
 	if k.weakOwner() && (num == SysVanish || num == SysTaskVanish || num == SysExit) {
 		k.bugHere(record.BugSyscall, fmt.Sprintf("%s inside a transaction: it never commits, and every other thread's _xbegin waits for it", e.name), nil)
 		return record.PP{Kind: record.PPEnd, PC: pc}, true
@@ -128,7 +136,7 @@ func (k *Kernel) syscall() (record.PP, bool) {
 		stack = k.stackAt(pc)
 	}
 	k.cpu.PC = pc + 4
-	ret, ctl := e.fn(k, args{&k.cpu.X})
+	res, ctl := e.fn(k, args{&k.cpu.X})
 	if t := k.cur(); e.sync && t != nil {
 		// A pthread call is progress for the loop heuristics (§3.4.6):
 		// its waits are modelled exactly, so its mutex accesses are no
@@ -139,7 +147,10 @@ func (k *Kernel) syscall() (record.PP, bool) {
 		return record.PP{Kind: record.PPEnd, PC: pc, Func: e.name}, true
 	}
 	if !ctl.noResult {
-		k.cpu.X[10] = ret
+		k.cpu.X[10] = res
+	}
+	if ret != 0 && k.cpu.PC == pc+4 {
+		k.cpu.PC = ret // the call returned (a wait moves the thread back to pc)
 	}
 	if ctl.pp == record.PPNone {
 		return record.PP{}, false

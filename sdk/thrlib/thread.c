@@ -186,3 +186,13 @@ THR_API void thr_exit(void *status)
 THR_API int thr_getid(void) { return gettid(); }
 
 THR_API int thr_yield(int tid) { return yield(tid); }
+
+/*
+ * Tells the checker that thr_create, thr_join and thr_exit are this
+ * library's: with every shared access a preemption point, it runs them as
+ * single events of its own instead of the code above (kernel/thrlib.go).
+ * A copy of this file that changes them must drop these lines. (At the
+ * end of the file, so that no line above moved.)
+ */
+#include <landslide.h>
+LANDSLIDE_CONFIG("reference_thread_library");
