@@ -722,7 +722,10 @@ func (k *Kernel) breakpoint(pc uint64) (record.PP, bool) {
 		k.syncEvent(record.SyncEvent{Kind: record.SyncReturn, Func: f.fn, Arg: f.arg})
 	}
 	if fn, ok := k.thrFuncs[pc]; ok {
-		return k.thrCall(pc, fn)
+		if fn != record.ThrInit {
+			return k.thrCall(pc, fn)
+		}
+		k.thrInit()
 	}
 	if name, ok := k.ppFuncs[pc]; ok && k.txn == nil && k.withinOK(pc) {
 		t.atBreak = true

@@ -70,17 +70,17 @@ func (k *Kernel) modelThreads() error {
 	return nil
 }
 
-// thrCall handles the entry of a modelled function at pc. It reports the
-// PP that ends the transition, if any.
-func (k *Kernel) thrCall(pc uint64, fn record.SyncFunc) (record.PP, bool) {
-	if fn == record.ThrInit {
-		if tid := k.curTID(); k.pthread(tid) == nil {
-			k.setPthreads(func(ps []pthreadRec) []pthreadRec { return append(ps, pthreadRec{tid: tid}) })
-		}
-		k.enterFunc(pc)
-		k.cpu.ResumeFromBreakpoint()
-		return record.PP{}, false
+// thrInit notes a call of thr_init, which otherwise runs as written: the
+// calling thread becomes joinable.
+func (k *Kernel) thrInit() {
+	if tid := k.curTID(); k.pthread(tid) == nil {
+		k.setPthreads(func(ps []pthreadRec) []pthreadRec { return append(ps, pthreadRec{tid: tid}) })
 	}
+}
+
+// thrCall handles the entry of a modelled function at pc (not thr_init).
+// It reports the PP that ends the transition, if any.
+func (k *Kernel) thrCall(pc uint64, fn record.SyncFunc) (record.PP, bool) {
 	c := thrCalls[fn]
 	// a7 is the call's number while the thread waits at the PP before it
 	// (pendingCall, callBlocked); a function may clobber a7.
