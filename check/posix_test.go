@@ -68,11 +68,17 @@ func TestPosixTraceCounts(t *testing.T) {
 		{"filesystem", 15, 4},
 		{"fib_bench", 3, fibTraces(3)},
 	} {
-		res := explorePosix(t, c.name, c.n, "optimal")
-		if !res.Verified || res.Interleavings != c.want || res.Executed != c.want || res.SleepBlocked != 0 {
-			t.Errorf("%s(%d): verified %v, %d interleavings, %d executed, %d sleep-set blocked; want %d, none blocked",
-				c.name, c.n, res.Verified, res.Interleavings, res.Executed, res.SleepBlocked, c.want)
-		}
+		wantTraces(t, fmt.Sprintf("%s(%d)", c.name, c.n), explorePosix(t, c.name, c.n, "optimal"), c.want)
+	}
+}
+
+// wantTraces checks that an exploration verified its program in exactly
+// want executions, each a complete interleaving (none sleep-set blocked).
+func wantTraces(t *testing.T, label string, res *ExploreResult, want int) {
+	t.Helper()
+	if !res.Verified || res.Interleavings != want || res.Executed != want || res.SleepBlocked != 0 {
+		t.Errorf("%s: verified %v, %d interleavings, %d executed, %d sleep-set blocked; want %d, none blocked",
+			label, res.Verified, res.Interleavings, res.Executed, res.SleepBlocked, want)
 	}
 }
 
@@ -96,10 +102,7 @@ func TestThreadLibraryTraceCounts(t *testing.T) {
 			if !pps.Kernel.ModelThreads {
 				t.Fatalf("%s_thr: the reference library's thread calls are not modelled", c.name)
 			}
-			if !res.Verified || res.Interleavings != c.want || res.Executed != c.want || res.SleepBlocked != 0 {
-				t.Errorf("%s_thr(%d), %s: verified %v, %d interleavings, %d executed, %d sleep-set blocked; want %d, none blocked",
-					c.name, c.n, strategy, res.Verified, res.Interleavings, res.Executed, res.SleepBlocked, c.want)
-			}
+			wantTraces(t, fmt.Sprintf("%s_thr(%d), %s", c.name, c.n, strategy), res, c.want)
 		}
 		if twin := explorePosix(t, c.name, c.n, "optimal"); twin.Interleavings != c.want {
 			t.Errorf("%s(%d) with pthreads: %d interleavings, want %d", c.name, c.n, twin.Interleavings, c.want)
