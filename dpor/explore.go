@@ -1,9 +1,12 @@
 package dpor
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"time"
@@ -44,6 +47,79 @@ type Branch struct {
 	// interleaving, and its end state is not the program's.
 	SleepBlocked bool
 	Estimate     estimator.Estimate
+
+	x *Explorer // for HappensAfter, during Options.Judge and OnBranch
+}
+
+// HappensAfter reports whether transition k of the branch happens after
+// transition i (i < k) over every dependency: program order, the
+// scheduling order, memory conflicts. Valid only during Options.Judge and
+// OnBranch.
+func (b *Branch) HappensAfter(i, k int) bool {
+	return b.x != nil && i < k && k < len(b.x.trs) && b.x.an.happensAfter(i, k)
+}
+
+// Class identifies the branch's Mazurkiewicz trace: equivalent
+// interleavings (the same transitions, each ordered after the same
+// others over every dependency) have the same Class, others differ (up
+// to hash collisions). It hashes, per thread in TID order, each
+// transition's content (its choice value and what it touched) and the
+// transitions of other threads it happens after (the last of each thread,
+// by its number among that thread's). Not the PP a transition ends at:
+// the one that ends the program ends at none (record.PPEnd), whichever it
+// is; otherwise equal inputs (the same writes read, as happens-before is
+// the same) make the same transition. Valid only during
+// Options.Judge and OnBranch; a sleep-set blocked branch has one too (of
+// its prefix).
+func (b *Branch) Class() [16]byte {
+	x := b.x
+	a := &x.an
+	n := len(x.trs)
+	ord := make([]int32, n)
+	count := map[record.TID]int32{}
+	idx := make([]int, n)
+	for j, tr := range x.trs[:n] {
+		ord[j] = count[tr.Thread]
+		count[tr.Thread]++
+		idx[j] = j
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(x.trs[i].Thread, x.trs[j].Thread) })
+	h := fnv.New128a()
+	var buf [8]byte
+	put := func(v uint64) {
+		binary.LittleEndian.PutUint64(buf[:], v)
+		h.Write(buf[:])
+	}
+	type dep struct {
+		t   record.TID
+		ord int32
+	}
+	var deps []dep
+	for _, j := range idx {
+		tr := x.trs[j]
+		put(uint64(tr.Thread))
+		put(uint64(ord[j]))
+		put(uint64(x.choiceValue(j)))
+		for _, k := range a.keys[j] {
+			put(k.key)
+			put(uint64(k.r) | uint64(k.w)<<8)
+		}
+		deps = deps[:0]
+		for s, v := range a.full[j] {
+			if t := a.slots[s]; v >= 0 && t != tr.Thread {
+				deps = append(deps, dep{t, ord[v]})
+			}
+		}
+		slices.SortFunc(deps, func(p, q dep) int { return cmp.Compare(p.t, q.t) })
+		put(uint64(len(deps)))
+		for _, d := range deps {
+			put(uint64(d.t))
+			put(uint64(d.ord))
+		}
+	}
+	var out [16]byte
+	h.Sum(out[:0])
+	return out
 }
 
 // abandon is what Strategy.Pick returns to end the branch at the node
@@ -57,10 +133,13 @@ type Result struct {
 	Transitions   int // transitions executed
 	Complete      bool
 	// Bounded: ICB stopped at MaxBound with tags the bound dropped, so the
-	// state space is verified only up to Bound preemptions.
-	Bounded bool
-	Bound   int
-	Bug     *record.Bug
+	// state space is verified only up to Bound preemptions. A restricted
+	// strategy (StrategyInfo.Restricted) that left switch points out is
+	// Bounded too, with Restricted set and Stopped StopRestricted.
+	Bounded    bool
+	Restricted bool
+	Bound      int
+	Bug        *record.Bug
 	// BugBranch is a copy of the failing branch (nil without a bug).
 	BugBranch *Branch
 	Budgeted  int // branches that ran out of instructions
@@ -114,15 +193,18 @@ type Explorer struct {
 	an        analysis
 	est       estimator.Path
 
-	round    int
-	bound    int
-	dropped  bool // a tag was dropped by the bound this round
-	branches int  // completed branches this round
-	executed int
-	nTrans   int
-	depthSum int
-	lastDiv  int
-	budgeted int // branches that ran out of instructions
+	round   int
+	bound   int
+	dropped bool // a tag was dropped by the bound this round
+	// restricted: the strategy left a switch point out this round
+	// (StrategyInfo.Restricted).
+	restricted bool
+	branches   int // completed branches this round
+	executed   int
+	nTrans     int
+	depthSum   int
+	lastDiv    int
+	budgeted   int // branches that ran out of instructions
 	// sleepBlocked counts the branches abandoned with every runnable
 	// thread asleep.
 	sleepBlocked int
@@ -266,10 +348,13 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 					continue
 				}
 			}
-			res.Complete = !x.dropped
-			res.Bounded = x.dropped
-			if !res.Complete {
+			res.Complete = !x.dropped && !x.restricted
+			res.Bounded = !res.Complete
+			switch {
+			case x.dropped:
 				res.Stopped = StopBound
+			case x.restricted:
+				res.Stopped, res.Restricted = StopRestricted, true
 			}
 			return res, nil
 		}
@@ -300,7 +385,7 @@ func (x *Explorer) restart(r, bound int) error {
 	x.est = estimator.Path{}
 	x.est.Push(0)
 	x.round, x.bound = r, bound
-	x.dropped = false
+	x.dropped, x.restricted = false, false
 	x.branches = 0
 	x.lastDiv = 0
 	x.strat.Reached(x, 0)
@@ -455,6 +540,11 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 	if err := x.strat.Branch(x, br); err != nil {
 		return nil, err
 	}
+	br.x = x
+	if br.Bug == nil && !br.SleepBlocked && !br.Budget && x.opt.Judge != nil {
+		br.Transitions = x.trs
+		br.Bug = x.opt.Judge(br)
+	}
 	for i := range x.nodes {
 		x.est.SetMarked(i, x.nodes[i].marked())
 	}
@@ -537,6 +627,7 @@ func copyBranch(b *Branch) *Branch {
 	c.Choices = append([]record.Choice(nil), b.Choices...)
 	c.Preempted = append([]bool(nil), b.Preempted...)
 	c.NewPairs = append([][2]int(nil), b.NewPairs...)
+	c.x = nil
 	return &c
 }
 

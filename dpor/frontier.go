@@ -33,10 +33,15 @@ type Frontier struct {
 	// is its bound).
 	Round, Bound, Branches, Executed, Steps, DepthSum, LastDiv, Budgeted, Failing int
 	Dropped                                                                       bool
-	Estimator                                                                     estimator.State
+	// Restricted: the strategy left a switch point out this round.
+	Restricted bool `msgpack:",omitempty"`
+	Estimator  estimator.State
 	// Optimal is the optimal strategy's state, one entry per node (its
 	// sleep sets and wakeup trees are not a function of the path).
 	Optimal []OptimalNode `msgpack:",omitempty"`
+	// CBDPOR is CB-DPOR's state, one entry per node (its sleep sets and
+	// the transitions its preempted threads sleep with).
+	CBDPOR []CBNode `msgpack:",omitempty"`
 	// SleepBlocked counts the executions abandoned with every runnable
 	// thread asleep (in Executed, not in Branches).
 	SleepBlocked int `msgpack:",omitempty"`
@@ -84,12 +89,13 @@ func (x *Explorer) Frontier() *Frontier {
 		Budgeted:    x.budgeted,
 		Failing:     x.an.failing,
 		Dropped:     x.dropped,
+		Restricted:  x.restricted,
 		Estimator:   x.est.State(),
 
 		SleepBlocked: x.sleepBlocked,
 	}
-	if o, ok := x.strat.(*optimalStrategy); ok {
-		f.Optimal = o.save()
+	if st, ok := x.strat.(statefulStrategy); ok {
+		st.save(f)
 	}
 	for i := range x.nodes {
 		n := &x.nodes[i]
@@ -99,6 +105,13 @@ func (x *Explorer) Frontier() *Frontier {
 			Cons: consList(n.consIn), RetryTags: retryList(n.rtags)}
 	}
 	return f
+}
+
+// statefulStrategy is a strategy whose state is not a function of the
+// path: it keeps it in the Frontier.
+type statefulStrategy interface {
+	save(f *Frontier)
+	load(f *Frontier) error // f is validated; an error wraps ErrFrontier
 }
 
 // ErrFrontier reports a frontier that does not fit the program or is
@@ -200,6 +213,7 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 	}
 	x.bound, x.branches, x.executed, x.nTrans = f.Bound, f.Branches, f.Executed, f.Steps
 	x.depthSum, x.lastDiv, x.budgeted, x.dropped = f.DepthSum, f.LastDiv, f.Budgeted, f.Dropped
+	x.restricted = f.Restricted
 	x.sleepBlocked = f.SleepBlocked
 	x.est.SetState(f.Estimator)
 	x.nodes = make([]node, len(f.Nodes))
@@ -224,8 +238,8 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 		}
 	}
 	x.an.failing = f.Failing
-	if o, ok := x.strat.(*optimalStrategy); ok {
-		if err := o.load(f.Optimal, len(x.nodes)); err != nil {
+	if st, ok := x.strat.(statefulStrategy); ok {
+		if err := st.load(f); err != nil {
 			return nil, err
 		}
 	}

@@ -89,11 +89,12 @@ func interrupted(t *testing.T, prog [][]op, opt Options, stops []int, withCheckp
 // interleavings of an uninterrupted run, in the same order, with the same
 // result: plain DPOR, without sleep sets, ICB to the maximal bound, and
 // full enumeration, optimal DPOR (its sleep sets and wakeup trees
-// through the frontier); with and without checkpoints; through the
+// through the frontier), CB-DPOR to the maximal bound (its sleep sets); with and without checkpoints; through the
 // frontier's stored (msgpack) form.
 func TestResumeEqualsUninterrupted(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	modes := []Options{{}, {Spec: Spec{NoSleepSets: true}}, {Spec: Spec{Strategy: "icb"}}, {Spec: Spec{Strategy: "full"}}, {Spec: Spec{Strategy: "optimal"}}}
+	modes := []Options{{}, {Spec: Spec{NoSleepSets: true}}, {Spec: Spec{Strategy: "icb"}}, {Spec: Spec{Strategy: "full"}}, {Spec: Spec{Strategy: "optimal"}},
+		{Spec: Spec{Strategy: "cbdpor"}}}
 	resumed := 0
 	for n := 0; n < 75; n++ {
 		prog := randomProgram(r)

@@ -40,3 +40,67 @@ func (icbStrategy) Reached(x *Explorer, i int)              { x.tagAll(i) }
 func (icbStrategy) Pick(*Explorer) record.Choice            { return record.Choice{} }
 func (icbStrategy) Branch(*Explorer, *Branch) error         { return nil }
 func (icbStrategy) Skip(*Explorer, int, record.Choice) bool { return false }
+
+// CHESS-atomic (the CB-DPOR thesis's §2.3, §6.1.1; CHESS as first
+// described): iterative context bounding that preempts a thread only
+// before an atomic instruction (an LR, SC or AMO, or a load or store of a
+// C11 atomic), besides the implicit switch points where every switch is
+// free (the start, a thread that ends, blocks or yields). With every
+// shared access a PP (--every-access) those are the accesses it may
+// switch at; it is faster than icb (CHESS) and misses the bugs that need
+// a preemption elsewhere. Whether a thread's next step starts with an
+// atomic access is known once it ran: the last thread goes on first at
+// each node, and the node branches after the interleaving if its
+// transition began with one. An exploration that skipped a switch point
+// is not complete: it ends Bounded, Restricted (StopRestricted).
+func init() {
+	registerInfo(StrategyInfo{Name: "chess-atomic", Doc: "CHESS preempting only before atomic instructions: at most 0, 1, ... preemptions (--preemption-bound caps it); not a verification", Exhaustive: true, Restricted: true,
+		new: func(s Spec) (Strategy, error) {
+			if err := onlyParams(s, "chess-atomic", "max-bound"); err != nil {
+				return nil, err
+			}
+			if s.MaxBound != nil && *s.MaxBound < 0 {
+				return nil, fmt.Errorf("chess-atomic: preemption bound %d: want at least 0", *s.MaxBound)
+			}
+			return chessAtomic{max: s.MaxBound}, nil
+		}})
+}
+
+type chessAtomic struct{ max *int }
+
+func (s chessAtomic) Bound(r int) (int, bool) { return boundedRound(s.max, r) }
+
+// Reached: an implicit switch point branches on every thread.
+func (chessAtomic) Reached(x *Explorer, i int) {
+	if implicitCSP(&x.nodes[i]) {
+		x.tagAll(i)
+	}
+}
+
+// Pick: the last thread goes on (where it can, and did not yield).
+func (chessAtomic) Pick(x *Explorer) record.Choice {
+	if n := &x.nodes[len(x.nodes)-1]; !implicitCSP(n) {
+		return record.Choice{Thread: n.prev}
+	}
+	return record.Choice{}
+}
+
+// Branch: a node where the last thread went on with an atomic access
+// branches on every thread; one where it went on otherwise, with another
+// thread able to run, is a switch point left out.
+func (chessAtomic) Branch(x *Explorer, _ *Branch) error {
+	for i := x.lastDiv; i < len(x.trs) && i < len(x.nodes); i++ {
+		n := &x.nodes[i]
+		if implicitCSP(n) || x.trs[i].Thread != n.prev {
+			continue
+		}
+		if acc := x.trs[i].Accesses; len(acc) > 0 && acc[0].Atomic {
+			x.tagAll(i)
+		} else if len(n.runnable) > 1 {
+			x.restricted = true
+		}
+	}
+	return nil
+}
+
+func (chessAtomic) Skip(*Explorer, int, record.Choice) bool { return false }

@@ -33,6 +33,8 @@ const (
 	opAssert               // fail if var != arg
 	opAdd                  // var += arg (one read-modify-write access)
 	opNondet               // reg = a value of [0, arg); a nonzero one is also stored to var
+	opSet                  // var = arg
+	opCopy                 // var = variable arg (a read of arg and a write of var)
 )
 
 type op struct {
@@ -145,6 +147,12 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 			m.st.vars[o.v] = m.st.reg[i]
 			tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true})
 		}
+	case opSet:
+		m.st.vars[o.v] = o.arg
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true})
+	case opCopy:
+		m.st.vars[o.v] = m.st.vars[o.arg]
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: uint64(varBase + 8*o.arg), Size: 8}, record.Access{Addr: addr, Size: 8, Write: true})
 	case opAdd:
 		m.st.vars[o.v] += o.arg
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true, Atomic: true})

@@ -426,14 +426,15 @@ func (x *Explorer) event(k int) event {
 
 // OptimalNode is the optimal strategy's state at one node, in a Frontier.
 type OptimalNode struct {
-	Sleep []OptimalEvent `msgpack:",omitempty"`
-	Wut   []OptimalTree  `msgpack:",omitempty"` // the wakeup tree's children still to explore
-	Cur   *OptimalEvent  `msgpack:",omitempty"`
+	Sleep []FrontierEvent `msgpack:",omitempty"`
+	Wut   []OptimalTree   `msgpack:",omitempty"` // the wakeup tree's children still to explore
+	Cur   *FrontierEvent  `msgpack:",omitempty"`
 }
 
-// OptimalEvent is an event in a Frontier: its keys and their read and
-// write byte masks (Masks[i] = r | w<<8).
-type OptimalEvent struct {
+// FrontierEvent is an event in a Frontier (optimal DPOR's and CB-DPOR's
+// states): its keys and their read and write byte masks (Masks[i] = r |
+// w<<8).
+type FrontierEvent struct {
 	Thread  record.TID
 	Value   int64        `msgpack:",omitempty"`
 	Fresh   bool         `msgpack:",omitempty"`
@@ -445,12 +446,12 @@ type OptimalEvent struct {
 
 // OptimalTree is a wakeup-tree node in a Frontier.
 type OptimalTree struct {
-	Ev   OptimalEvent
+	Ev   FrontierEvent
 	Kids []OptimalTree `msgpack:",omitempty"`
 }
 
-func (e *event) save() OptimalEvent {
-	o := OptimalEvent{Thread: e.thread, Value: e.value, Fresh: e.fresh, Variant: e.variant, Flips: slices.Clone(e.flips)}
+func (e *event) save() FrontierEvent {
+	o := FrontierEvent{Thread: e.thread, Value: e.value, Fresh: e.fresh, Variant: e.variant, Flips: slices.Clone(e.flips)}
 	for _, k := range e.keys {
 		o.Keys = append(o.Keys, k.key)
 		o.Masks = append(o.Masks, uint16(k.r)|uint16(k.w)<<8)
@@ -458,7 +459,7 @@ func (e *event) save() OptimalEvent {
 	return o
 }
 
-func (o *OptimalEvent) load() (event, error) {
+func (o *FrontierEvent) load() (event, error) {
 	if len(o.Keys) != len(o.Masks) || o.Thread <= 0 || o.Value < 0 {
 		return event{}, fmt.Errorf("%w: optimal DPOR: an event of thread %d (value %d) with %d keys and %d masks", ErrFrontier, o.Thread, o.Value, len(o.Keys), len(o.Masks))
 	}
@@ -496,8 +497,8 @@ func loadTree(ts []OptimalTree) ([]*wnode, error) {
 	return out, nil
 }
 
-// save is the strategy's state for a Frontier.
-func (s *optimalStrategy) save() []OptimalNode {
+// save puts the strategy's state in a Frontier.
+func (s *optimalStrategy) save(f *Frontier) {
 	out := make([]OptimalNode, len(s.nodes))
 	for i, n := range s.nodes {
 		for _, e := range n.sleep {
@@ -509,11 +510,12 @@ func (s *optimalStrategy) save() []OptimalNode {
 			out[i].Cur = &c
 		}
 	}
-	return out
+	f.Optimal = out
 }
 
-// load restores the state save made, for a frontier of nodes nodes.
-func (s *optimalStrategy) load(ns []OptimalNode, nodes int) error {
+// load restores the state save put in f.
+func (s *optimalStrategy) load(f *Frontier) error {
+	ns, nodes := f.Optimal, len(f.Nodes)
 	if len(ns) != nodes {
 		return fmt.Errorf("%w: optimal DPOR state for %d nodes, the path has %d", ErrFrontier, len(ns), nodes)
 	}

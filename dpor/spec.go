@@ -23,9 +23,12 @@ type Spec struct {
 	// MaxBound (icb) is the largest preemption bound explored; nil for no
 	// cap (until a round drops no alternative).
 	MaxBound *int
-	// Seed (random) seeds the first walk; walk k uses Seed+k-1, the same
-	// schedule as `landslide run --seed Seed+k-1`.
+	// Seed (random, pct) seeds the walks: the random strategy's walk k uses
+	// Seed+k-1, the same schedule as `landslide run --seed Seed+k-1`; PCT's
+	// walk k draws from (Seed, k).
 	Seed uint64 `msgpack:",omitempty"`
+	// Depth (pct) is PCT's depth d: d-1 priority change points per execution (0: the default, 3).
+	Depth int `msgpack:",omitempty"`
 	// MaxInterleavings stops after that many interleavings (0: no limit).
 	MaxInterleavings int
 	// KeepGoing continues after a bug (the default stops at the first).
@@ -59,6 +62,12 @@ type Options struct {
 	// still at its end; a reason other than Continue stops the
 	// exploration there with that reason.
 	OnBranch func(*Branch) Stop
+	// Judge, when set, sees every interleaving that ended without a bug,
+	// after the strategy has chosen the alternatives (so that a bug it
+	// returns adds none: the interleaving was not cut short), and may
+	// return a bug of the whole interleaving (a linearizability
+	// violation). The Branch's HappensAfter is valid during the call.
+	Judge func(*Branch) *record.Bug
 	// Checkpoint, when set, offers a stored machine state on the way to
 	// the end of prefix (the current branch's first choices): it returns
 	// the state after the first depth choices, or nil. A resumed explorer
@@ -73,16 +82,17 @@ type Stop uint8
 
 // Reasons to stop.
 const (
-	Continue     Stop = iota
-	StopBug           // a bug was found (without KeepGoing)
-	StopLimit         // Spec.MaxInterleavings was reached
-	StopBound         // the preemption bound dropped alternatives, and no larger bound is allowed
-	StopBudget        // the caller's time budget ran out (OnBranch)
-	StopControl       // the caller's control stopped it (OnBranch; Quicksand suspends jobs so)
-	StopCanceled      // the context was canceled (an interrupt)
+	Continue       Stop = iota
+	StopBug             // a bug was found (without KeepGoing)
+	StopLimit           // Spec.MaxInterleavings was reached
+	StopBound           // the preemption bound dropped alternatives, and no larger bound is allowed
+	StopBudget          // the caller's time budget ran out (OnBranch)
+	StopControl         // the caller's control stopped it (OnBranch; Quicksand suspends jobs so)
+	StopCanceled        // the context was canceled (an interrupt)
+	StopRestricted      // the strategy left switch points out by design (CHESS-atomic)
 )
 
-var stopNames = [...]string{"", "bug", "interleaving limit", "preemption bound", "budget", "stopped", "interrupted"}
+var stopNames = [...]string{"", "bug", "interleaving limit", "preemption bound", "budget", "stopped", "interrupted", "restricted switch points"}
 
 // String is the reason as stored and printed ("budget", "interleaving
 // limit", ...).

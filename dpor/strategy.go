@@ -48,6 +48,11 @@ type StrategyInfo struct {
 	// outcome of the program (the soundness tests check it against
 	// full enumeration); a sampling strategy never completes.
 	Exhaustive bool
+	// Restricted: by design the strategy leaves out switch points of the
+	// PP set (CHESS-atomic: all but those before atomic instructions); a
+	// completed exploration that left some out is not complete
+	// (Result.Restricted).
+	Restricted bool
 	new        func(Spec) (Strategy, error)
 }
 
@@ -55,7 +60,11 @@ var strategies []StrategyInfo
 
 // register adds a strategy (from its file's init).
 func register(name, doc string, exhaustive bool, new func(Spec) (Strategy, error)) {
-	strategies = append(strategies, StrategyInfo{Name: name, Doc: doc, Exhaustive: exhaustive, new: new})
+	registerInfo(StrategyInfo{Name: name, Doc: doc, Exhaustive: exhaustive, new: new})
+}
+
+func registerInfo(info StrategyInfo) {
+	strategies = append(strategies, info)
 	slices.SortFunc(strategies, func(a, b StrategyInfo) int { return strings.Compare(a.Name, b.Name) })
 }
 
@@ -109,7 +118,8 @@ func (x *Explorer) tagAll(i int) {
 }
 
 // onlyParams refuses the Spec parameters that strategy name does not take
-// (allowed lists those it does: sleep-sets, all-pairs, max-bound, seed).
+// (allowed lists those it does: sleep-sets, all-pairs, max-bound, seed,
+// depth).
 func onlyParams(s Spec, name string, allowed ...string) error {
 	set := []struct {
 		param, what string
@@ -119,10 +129,11 @@ func onlyParams(s Spec, name string, allowed ...string) error {
 		{"all-pairs", "the AllPairs setting", s.AllPairs},
 		{"max-bound", "a preemption bound (--preemption-bound)", s.MaxBound != nil},
 		{"seed", "a seed (--seed)", s.Seed != 0},
+		{"depth", "a PCT depth (--depth)", s.Depth != 0},
 	}
 	for _, p := range set {
 		if p.given && !slices.Contains(allowed, p.param) {
-			return fmt.Errorf("the %s strategy takes no %s", name, p.what)
+			return fmt.Errorf("the %s strategy does not take %s", name, p.what)
 		}
 	}
 	return nil
