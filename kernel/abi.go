@@ -47,6 +47,11 @@ const (
 	SysCondBroadcast = 1061
 	SysAssumeFalse   = 1062
 	SysNondet        = 1063
+
+	SysLineupCall   = 1070
+	SysLineupReturn = 1071
+	SysLineupMode   = 1072
+	SysAwait        = 1073
 )
 
 // Guest address-space layout (all below mem.Limit, 2^39).

@@ -34,6 +34,8 @@ func TestABIMatchesHeader(t *testing.T) {
 		"COND_TIMEDWAIT": SysCondTimedwait, "COND_SIGNAL": SysCondSignal, "COND_BROADCAST": SysCondBroadcast,
 		"ASSUME_FALSE": SysAssumeFalse,
 		"NONDET":       SysNondet,
+		"LINEUP_CALL":  SysLineupCall, "LINEUP_RETURN": SysLineupReturn, "LINEUP_MODE": SysLineupMode,
+		"AWAIT": SysAwait,
 	}
 	re := regexp.MustCompile(`#define LS_SYS_(\w+)\s+(\d+)`)
 	seen := map[string]bool{}

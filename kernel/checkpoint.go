@@ -77,6 +77,11 @@ const posixTag = 'P'
 // addition: states without it read as before).
 const nondetTag = 'N'
 
+// lineupTag starts the state of a linearizability test's calls, present
+// only when one was made (a later addition: states without it read as
+// before).
+const lineupTag = 'L'
+
 // Checkpoint is a machine state outside the process: the kernel and CPU
 // state as one opaque byte string, and the guest memory as pages, so the
 // store can compress them and keep each distinct page once.
@@ -304,6 +309,17 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 		w.b = append(w.b, nondetTag)
 		for i := range st.threads {
 			w.u(uint64(st.threads[i].nondet))
+		}
+	}
+	if st.lineupCalls > 0 {
+		w.b = append(w.b, lineupTag)
+		w.u(uint64(st.lineupCalls))
+		w.u(uint64(st.lineupThreads))
+		for i := range st.threads {
+			l := &st.threads[i].lineup
+			w.flag(l.open)
+			w.flag(l.made)
+			w.str(l.op)
 		}
 	}
 	return &Checkpoint{State: w.b, Pages: pages}, nil
@@ -556,6 +572,22 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 			}
 		}
 	}
+	if r.err == nil && len(r.b) > 0 && r.b[0] == lineupTag {
+		r.take(1)
+		if st.lineupCalls = int(r.u()); st.lineupCalls <= 0 || st.lineupCalls > LineupMaxCalls {
+			r.fail("%d linearizability-test calls", st.lineupCalls)
+		}
+		if st.lineupThreads = int(r.u()); st.lineupThreads <= 0 || st.lineupThreads > LineupMaxThreads {
+			r.fail("%d threads making linearizability-test calls", st.lineupThreads)
+		}
+		for i := range st.threads {
+			l := &st.threads[i].lineup
+			l.open, l.made, l.op = r.flag(), r.flag(), r.str()
+			if len(l.op) > LineupMaxName || l.open != (l.op != "") || l.open && !l.made {
+				r.fail("thread %d: linearizability-test call %q (open %v)", st.threads[i].tid, l.op, l.open)
+			}
+		}
+	}
 	for i := range st.threads {
 		if t := &st.threads[i]; (t.state == stWaiting) != (t.waitKind != waitNone) {
 			r.fail("thread %d: run state %s with wait kind %d", t.tid, t.state, t.waitKind)
@@ -762,6 +794,9 @@ func (k *Kernel) configDigest() [8]byte {
 	}
 	if c.ModelThreads {
 		w.str("model-threads")
+	}
+	if c.LineupSerial {
+		w.str("lineup-serial")
 	}
 	sum := sha256.Sum256(w.b)
 	return [8]byte(sum[:8])

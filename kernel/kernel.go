@@ -74,6 +74,9 @@ type Config struct {
 	// ModelThreads runs the SDK's reference thr_create, thr_join and
 	// thr_exit as kernel calls, one event each (thrlib.go).
 	ModelThreads bool
+	// LineupSerial runs the calls of a linearizability test one at a
+	// time, to learn its sequential specification (lineup.go).
+	LineupSerial bool
 	// SharedStack are stack locations (8-byte granules, sorted) that
 	// another thread than their owner was seen to access: the owner's own
 	// accesses to them are recorded too (SharedStackSeen learns them; the
@@ -152,6 +155,9 @@ type state struct {
 	// stuck counts consecutive PPs at which every runnable thread was
 	// heuristically blocked and had to be woken (thesis §3.4.6).
 	stuck int
+	// lineupCalls counts the calls of a linearizability test, and
+	// lineupThreads the threads that made them (lineup.go).
+	lineupCalls, lineupThreads int
 	// hblocked counts heuristically blocked threads (fast path of Access).
 	hblocked int
 	// yieldStreak counts consecutive yields by streakTID with no other
@@ -396,6 +402,9 @@ func (k *Kernel) Runnable() []record.TID {
 		return nil
 	}
 	var out []record.TID
+	if t := k.serialCall(); t != nil {
+		return []record.TID{t.tid} // a call runs alone (LineupSerial)
+	}
 	for i := range k.st.threads {
 		if t := &k.st.threads[i]; t.schedulable() && !k.waitsForTxn(t) && !k.callBlocked(t) {
 			out = append(out, t.tid)

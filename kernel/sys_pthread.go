@@ -109,6 +109,8 @@ func (k *Kernel) callBlocked(t *thread) bool {
 	case SysPthreadJoin:
 		p := k.pthread(record.TID(int32(a0)))
 		return p != nil && !p.exited && !p.detached && p.tid != t.tid
+	case SysAwait:
+		return k.awaitBlocked(t)
 	}
 	return false
 }
@@ -129,8 +131,16 @@ func (k *Kernel) LockWait(tid record.TID) (uint64, bool) {
 func (k *Kernel) posixWait(t *thread) string {
 	if k.callBlocked(t) {
 		num, a0 := k.pendingCall(t)
-		if num == SysPthreadJoin {
+		switch num {
+		case SysPthreadJoin:
 			return fmt.Sprintf("waits in %s for thread %d to exit", k.joinName(t), a0)
+		case SysAwait:
+			x := &t.regs
+			if k.cur() == t {
+				x = &k.cpu.X
+			}
+			v, _ := k.awaitValue(a0, x[11])
+			return fmt.Sprintf("waits in await_eq(0x%x) for the value %d (it is %d)", a0, int64(x[12]), int64(v))
 		}
 		v, _ := k.mem.Read32(a0)
 		return fmt.Sprintf("waits in pthread_mutex_lock(0x%x), held by thread %d", a0, int32(v))

@@ -86,6 +86,9 @@ func (k *Kernel) stackRegion(addr uint64) (lo, hi uint64) {
 // with the last thread.
 func sysVanish(k *Kernel, a args) (uint64, control) {
 	t := k.cur()
+	if k.lineupExit(t); k.st.ended {
+		return 0, ctlEnd
+	}
 	k.syncEvent(record.SyncEvent{Kind: record.SyncExit})
 	if len(k.st.threads) == 1 {
 		// The last thread: the process ends here, while the thread still

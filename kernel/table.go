@@ -87,6 +87,10 @@ var syscalls = map[uint64]sysEntry{
 	SysCondBroadcast: {"pthread_cond_broadcast", sysCondBroadcast, false, true},
 	SysAssumeFalse:   {"__VERIFIER_assume", sysAssumeFalse, true, false},
 	SysNondet:        {"__VERIFIER_nondet", sysNondet, true, false},
+	SysLineupCall:    {"lineup_call", sysLineupCall, false, false},
+	SysLineupReturn:  {"lineup_return", sysLineupReturn, true, false},
+	SysLineupMode:    {"lineup_sequential", sysLineupMode, false, false},
+	SysAwait:         {"await_eq", sysAwait, true, true},
 }
 
 // SyscallName names a system-call number ("" if unknown).

@@ -69,6 +69,8 @@ type thread struct {
 	// nondet: for a thread stopped before a nondet call (PPNondet), the
 	// index of the value the call returns (sys_nondet.go).
 	nondet int64
+	// lineup: the thread's calls of a linearizability test (lineup.go).
+	lineup lineupState
 }
 
 // waitRange is memory a heuristically blocked thread waits on.

@@ -142,10 +142,15 @@ const (
 	// SyncNondet: a __VERIFIER_nondet call returned Arg (as int64), the
 	// value the choice that ran the thread to the call picked.
 	SyncNondet
+	// SyncOpCall and SyncOpReturn: a call of the test's shared object
+	// (sdk's lineup.h) began, operation Op with argument Arg, or returned
+	// result Arg. The linearizability checker reads them.
+	SyncOpCall
+	SyncOpReturn
 )
 
 var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "output",
-	"txn_begin", "txn_end", "txn_abort", "join", "nondet"}
+	"txn_begin", "txn_end", "txn_abort", "join", "nondet", "op_call", "op_return"}
 
 func (k SyncKind) String() string {
 	if int(k) < len(syncNames) {
@@ -162,6 +167,8 @@ type SyncEvent struct {
 	// taken by a call that never waits (pthread_mutex_trylock).
 	Other TID
 	Func  SyncFunc // SyncEnter, SyncReturn
+	// Op is the operation of a SyncOpCall or SyncOpReturn.
+	Op    string `msgpack:",omitempty"`
 	Arg   uint64
 	Block uint32
 	Gen   uint32
@@ -212,6 +219,9 @@ func Hash(ts []*Transition) [32]byte {
 		for _, s := range t.Sync {
 			put(uint64(s.Kind) | uint64(uint32(s.Other))<<8)
 			h.Write([]byte(s.Func.String()))
+			if s.Op != "" {
+				h.Write([]byte(s.Op))
+			}
 			put(s.Arg)
 			put(uint64(s.Block)<<32 | uint64(s.Gen))
 			put(s.PC)
@@ -245,10 +255,13 @@ const (
 	BugStackOverflow                    // access just beyond a thread's stack
 	BugLimit                            // thread or memory limit exceeded
 	BugSyscall                          // unknown or misused system call
+	// BugLinearizability: the calls of a linearizability test (sdk's
+	// lineup.h) had results no order of them explains.
+	BugLinearizability
 )
 
 var bugNames = [...]string{"", "assert", "memory", "heap", "deadlock", "loop",
-	"illegal_instruction", "misaligned", "stack_overflow", "limit", "syscall"}
+	"illegal_instruction", "misaligned", "stack_overflow", "limit", "syscall", "linearizability"}
 
 func (k BugKind) String() string {
 	if int(k) < len(bugNames) {

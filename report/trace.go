@@ -102,6 +102,10 @@ func SyncEventText(e record.SyncEvent) string {
 		return fmt.Sprintf("transaction aborted (%s)", record.AbortText(e.Arg))
 	case record.SyncNondet:
 		return fmt.Sprintf("__VERIFIER_nondet returned %d", int64(e.Arg))
+	case record.SyncOpCall:
+		return fmt.Sprintf("call %s(%d) began", e.Op, int64(e.Arg))
+	case record.SyncOpReturn:
+		return fmt.Sprintf("call %s returned %d", e.Op, int64(e.Arg))
 	}
 	s := e.Kind.String()
 	if e.Func != record.NoSyncFunc {
@@ -287,6 +291,10 @@ func SyncEventTrace(e record.SyncEvent) string {
 		return fmt.Sprintf("txn_abort (%s)", record.AbortText(e.Arg))
 	case record.SyncNondet:
 		return fmt.Sprintf("nondet returns %d", int64(e.Arg))
+	case record.SyncOpCall:
+		return fmt.Sprintf("op_call %s(%d)", e.Op, int64(e.Arg))
+	case record.SyncOpReturn:
+		return fmt.Sprintf("op_return %s → %d", e.Op, int64(e.Arg))
 	}
 	return e.Kind.String()
 }

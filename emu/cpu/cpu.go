@@ -79,7 +79,9 @@ type Watcher interface {
 }
 
 // Gate decides, before every load, store, LR, SC and AMO, whether it
-// runs now; false stops the CPU before the instruction (StopGate), which
+// runs now (atomic: an LR, SC or AMO instruction; the loads and stores
+// of C11 atomics are plain ones here, though the Tracker reports them as
+// atomic); false stops the CPU before the instruction (StopGate), which
 // runs when Run is called again and the Gate lets it through. The kernel
 // uses it to make every shared access a preemption point.
 type Gate interface {

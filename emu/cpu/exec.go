@@ -90,7 +90,9 @@ func (c *CPU) Run(limit uint64) Stop {
 		case OpLB, OpLH, OpLW, OpLD, OpLBU, OpLHU, OpLWU:
 			a := x[in.Rs1] + uint64(in.Imm)
 			size := loadSize[in.Op]
-			if gate != nil && !gate.Before(a, uint8(size), false, in.Ordered, pc) {
+			// A load is no LR, whether or not it is half of a C11
+			// atomic (Ordered): the Gate pairs only an LR with its SC.
+			if gate != nil && !gate.Before(a, uint8(size), false, false, pc) {
 				goto gated
 			}
 			v, ok := c.load(a, size, pc)
@@ -112,7 +114,7 @@ func (c *CPU) Run(limit uint64) Stop {
 		case OpSB, OpSH, OpSW, OpSD:
 			a := x[in.Rs1] + uint64(in.Imm)
 			size := uint64(1) << (in.Op - OpSB)
-			if gate != nil && !gate.Before(a, uint8(size), true, in.Ordered, pc) {
+			if gate != nil && !gate.Before(a, uint8(size), true, false, pc) {
 				goto gated
 			}
 			if !c.store(a, size, x[in.Rs2], pc) {

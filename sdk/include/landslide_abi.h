@@ -56,6 +56,15 @@
                                       _XABORT_EXPLICIT | code << 24            */
 #define LS_SYS_XTEST          1043 /* () -> 1 inside a transaction, else 0     */
 
+/* Linearizability checking (lineup.h) and declared waits (await.h). */
+#define LS_SYS_LINEUP_CALL    1070 /* (op name, arg): a call of the test begins */
+#define LS_SYS_LINEUP_RETURN  1071 /* (result): the thread's call returns      */
+#define LS_SYS_LINEUP_MODE    1072 /* () -> 1 while the specification is being
+                                      learned (calls run one at a time), else 0 */
+#define LS_SYS_AWAIT          1073 /* (addr, size, value): the thread cannot run
+                                      until the size-byte value at addr equals
+                                      value (size 1, 2, 4 or 8)                 */
+
 /* Pebbles' page size and the initial register contract of _start:
  * a0 = argc, a1 = argv, a2 = stack_high, a3 = stack_low (the main stack). */
 #define LS_PAGE_SIZE          4096

@@ -1,0 +1,105 @@
+package kernel
+
+import (
+	"testing"
+
+	"landslide/record"
+	"landslide/schedule"
+)
+
+// TestEveryAccessSeparatesC11LoadAndStore: with every shared access a PP,
+// a C11 atomic load and the atomic store after it (lineup_counter's mode
+// 1: counter = counter + 1 by atomic_load and atomic_store) are two
+// events, so another thread can run between them. (They were once one
+// event: the load was taken for the LR of an LR/SC pair.) An LR/SC pair
+// stays one event (atomic_compare_swap's fixture).
+func TestEveryAccessSeparatesC11LoadAndStore(t *testing.T) {
+	img := fixtureImage(t, "posix/lineup_counter")
+	o := play(t, img, Config{EveryAccess: true, Args: []string{"prog", "1"}}, schedule.Default{})
+	events := 0
+	for _, tr := range o.Transitions {
+		shared := 0
+		for _, a := range tr.Accesses {
+			if a.Addr != LineupOrderAddr {
+				shared++
+			}
+		}
+		if shared > 1 {
+			t.Errorf("transition of thread %d has %d shared accesses: %+v", tr.Thread, shared, tr.Accesses)
+		}
+		events += shared
+	}
+	if events < 8 { // two threads × two calls × (load, store), besides the rest
+		t.Errorf("%d shared-access events, want at least 8", events)
+	}
+	cas := play(t, fixtureImage(t, "ref/atomic_compare_swap"), Config{EveryAccess: true}, schedule.Default{})
+	pairs := 0
+	for _, tr := range cas.Transitions {
+		lr, sc := false, false
+		for _, a := range tr.Accesses {
+			if a.Atomic && !a.Write {
+				lr = true
+			}
+			if a.Atomic && a.Write && lr {
+				sc = true
+			}
+		}
+		if sc {
+			pairs++
+		}
+	}
+	if pairs == 0 {
+		t.Errorf("atomic_compare_swap: no transition holds an LR and its SC")
+	}
+}
+
+// TestLineupSerial: with the calls one at a time, a thread inside a call
+// is the only one that can run, and every call writes the order
+// location; outside that mode neither.
+func TestLineupSerial(t *testing.T) {
+	img := fixtureImage(t, "posix/lineup_counter")
+	for _, serial := range []bool{false, true} {
+		k, err := New(img, Config{LineupSerial: serial, Args: []string{"prog", "1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := map[record.TID]bool{}
+		orderWrites := 0
+		for {
+			if done, bug := k.Ended(); done {
+				if bug != nil {
+					t.Fatalf("serial %v: %v", serial, bug)
+				}
+				break
+			}
+			run := k.Runnable()
+			for tid, o := range open {
+				if o && serial && (len(run) != 1 || run[0] != tid) {
+					t.Fatalf("serial: thread %d is in a call, runnable %v", tid, run)
+				}
+			}
+			// The last runnable thread: not the default, so that calls
+			// would overlap if the mode allowed it.
+			tr, err := k.Step(record.Choice{Thread: run[len(run)-1]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range tr.Sync {
+				switch e.Kind {
+				case record.SyncOpCall:
+					open[tr.Thread] = true
+				case record.SyncOpReturn:
+					open[tr.Thread] = false
+				}
+			}
+			for _, a := range tr.Accesses {
+				if a.Addr == LineupOrderAddr && a.Write {
+					orderWrites++
+				}
+			}
+		}
+		if want := map[bool]int{false: 0, true: 4}[serial]; orderWrites != want {
+			t.Errorf("serial %v: %d writes of the order location, want %d", serial, orderWrites, want)
+		}
+	}
+}
