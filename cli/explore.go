@@ -27,6 +27,8 @@ type exploreFlags struct {
 	full           bool
 	strategy       string
 	seed           uint64
+	depth          int
+	lineup         bool
 	budget         time.Duration
 	maxInterleave  int
 	testingMutexes bool
@@ -76,7 +78,9 @@ show, bugs and export read the stored run; --no-store records nothing.`,
 	f.htm.register(fl)
 	fl.BoolVar(&f.full, "full", false, "no reduction: every runnable thread at every PP (brute force; --strategy full)")
 	fl.StringVar(&f.strategy, "strategy", check.DefaultStrategy, "exploration strategy: "+strategyList())
-	fl.Uint64Var(&f.seed, "seed", 0, "the random strategy's seed: walk k follows landslide run --seed SEED+k-1")
+	fl.Uint64Var(&f.seed, "seed", 0, "the random and pct strategies' seed (random: walk k follows landslide run --seed SEED+k-1)")
+	fl.IntVar(&f.depth, "depth", 0, "the pct strategy's depth d: d-1 priority change points per execution (default 3)")
+	fl.BoolVar(&f.lineup, "linearizability", false, "check that the calls the program declares (sdk's lineup.h) are linearizable in every interleaving, against the sequential specification learned by running them one at a time in every order")
 	fl.DurationVar(&f.budget, "budget", check.DefaultExploreBudget, "time budget (e.g. 30s, 10m, 2h)")
 	fl.IntVar(&f.maxInterleave, "max-interleavings", 0, "stop after this many interleavings (0: no limit)")
 	fl.BoolVar(&f.testingMutexes, "testing-mutexes", false, "treat accesses inside the mutex implementation as unprotected (default: on for mutex_test programs)")
@@ -114,13 +118,12 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 		return usageErr("--full is --strategy full: it cannot be combined with --strategy %s", strategy)
 	case f.full:
 		strategy = "full"
-	case f.bound >= 0 && cmd.Flags().Changed("strategy") && strategy != "icb":
-		return usageErr("--preemption-bound bounds the icb strategy, not %s", strategy)
-	case f.bound >= 0:
+	case f.bound >= 0 && !cmd.Flags().Changed("strategy"):
 		strategy = "icb"
 	}
 	spec := check.Spec{Program: path, PreemptEverywhere: f.everywhere, HB: mode, Budget: f.budget}
 	spec.Strategy, spec.NoSleepSets, spec.MaxInterleavings, spec.Seed = strategy, f.noSleep, f.maxInterleave, f.seed
+	spec.Depth, spec.Linearizability = f.depth, f.lineup
 	spec.AbortCodes, spec.STM, spec.RetrySets, spec.WeakAtomicity = f.htm.abortCodes, f.htm.stm, f.htm.retrySets, f.htm.weak
 	if f.bound >= 0 {
 		spec.MaxBound = check.Bound(f.bound)
@@ -246,6 +249,9 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 		if res.SleepBlocked > 0 {
 			fmt.Fprintf(out, "(%d executions run in all: %d of them ended sleep-set blocked, with every runnable thread asleep)\n", res.Executed, res.SleepBlocked)
 		}
+		if res.SpecOrders > 0 {
+			fmt.Fprintf(out, "Every interleaving's calls were linearizable, against a sequential specification of %d %s of the calls.\n", res.SpecOrders, plural(res.SpecOrders, "order"))
+		}
 	case r.Verdict.Outcome == check.Interrupted:
 		fmt.Fprintf(out, "Interrupted after %d interleavings; %s.\n", res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
 		if run != nil {
@@ -253,6 +259,9 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 		} else {
 			fmt.Fprintln(out, "(--no-store: nothing was recorded, so it cannot be resumed.)")
 		}
+	case res.Restricted:
+		fmt.Fprintf(out, "Not verified: every interleaving that preempts threads only before atomic instructions, at most %d %s, was tested without finding a bug (%d interleavings in the last round, %d run in all); %s leaves the other switch points out.\n",
+			res.Bound, plural(res.Bound, "time"), res.Interleavings, res.Executed, "chess-atomic")
 	case res.Bounded:
 		fmt.Fprintf(out, "Not verified: every interleaving with at most %d %s was tested without finding a bug (%d interleavings in the last round, %d run in all), but some need more.\n",
 			res.Bound, plural(res.Bound, "preemption"), res.Interleavings, res.Executed)
@@ -385,7 +394,7 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 		Executed: res.Executed, SleepBlocked: res.SleepBlocked, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
 		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
-		Races: []RaceJSON{}, Bug: res.Trace, Files: files,
+		Races: []RaceJSON{}, Bug: res.Trace, Files: files, SpecOrders: res.SpecOrders,
 	}
 	if code == ExitOK {
 		doc.Result = "verified"

@@ -15,12 +15,15 @@ type ExploreJSON struct {
 	Executed      int    `json:"executed"`
 	// SleepBlocked are executions abandoned with every runnable thread
 	// asleep (in Executed, not in Interleavings; optimal DPOR: none).
-	SleepBlocked  int           `json:"sleep_blocked"`
-	Transitions   int           `json:"transitions"`
-	Complete      bool          `json:"complete"`
-	Verified      bool          `json:"verified"`
-	Bounded       bool          `json:"bounded,omitempty"`
-	Bound         int           `json:"preemption_bound,omitempty"`
+	SleepBlocked int  `json:"sleep_blocked"`
+	Transitions  int  `json:"transitions"`
+	Complete     bool `json:"complete"`
+	Verified     bool `json:"verified"`
+	Bounded      bool `json:"bounded,omitempty"`
+	Bound        int  `json:"preemption_bound,omitempty"`
+	// SpecOrders: with --linearizability, the orders of the calls the
+	// sequential specification holds.
+	SpecOrders    int           `json:"linearizability_orders,omitempty"`
 	Stopped       string        `json:"stopped,omitempty"`
 	Proportion    float64       `json:"estimated_proportion"`
 	EstimatedSize float64       `json:"estimated_size"`

@@ -49,6 +49,9 @@ type Spec struct {
 	TestingMutexes bool
 	// Budget stops the exploration after this much time (0: none).
 	Budget time.Duration
+	// Linearizability checks every interleaving's calls (sdk's lineup.h)
+	// against the sequential specification learned first (lineup.go).
+	Linearizability bool `msgpack:",omitempty"`
 }
 
 // KernelConfig is the machine's configuration: Kernel, with what the
@@ -131,6 +134,9 @@ type Result struct {
 	Syms  *elfsym.Symbols
 	// Store sums what the job's commits wrote (with Config.Persist).
 	Store store.CommitStats
+	// SpecOrders is the number of orders of the calls the sequential
+	// specification has (with Linearizability).
+	SpecOrders int
 }
 
 // RaceReport is a data-race candidate with both accesses' stacks.
@@ -209,6 +215,14 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	opt := dpor.Options{Spec: cfg.Spec.Spec, Now: now}
+	var orders int
+	if cfg.Linearizability {
+		spec, err := learnSpec(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		opt.Judge, orders = lineupJudge(spec), spec.Orders()
+	}
 	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
 		if cfg.Budget > 0 && now() >= cfg.Budget {
 			cancel(errBudget)
@@ -265,7 +279,7 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 		return nil, fmt.Errorf("store: %w", ps.err)
 	}
 	out := &Result{Result: res, Elapsed: now(), PPSet: DescribePPs(j.k, cfg), Syms: j.syms,
-		SharedStack: j.k.SharedStackSeen()}
+		SharedStack: j.k.SharedStackSeen(), SpecOrders: orders}
 	out.Verified = res.Complete && res.Bug == nil
 	for _, c := range j.an.Candidates() {
 		st := j.stacks[c.Key()]

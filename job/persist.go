@@ -499,6 +499,8 @@ func (r *Result) Status() (store.Status, string) {
 		return store.StatusBug, fmt.Sprintf("%s: %s", r.Bug.Kind, r.Bug.Message)
 	case r.Verified:
 		return store.StatusVerified, fmt.Sprintf("verified: %d interleavings", r.Interleavings)
+	case r.Restricted:
+		return store.StatusBounded, fmt.Sprintf("no bug with preemptions only before atomic instructions, within %d (%d interleavings)", r.Bound, r.Interleavings)
 	case r.Bounded:
 		return store.StatusBounded, fmt.Sprintf("no bug within %d preemptions (%d interleavings)", r.Bound, r.Interleavings)
 	case r.Stopped == dpor.StopControl || r.Stopped == dpor.StopCanceled:

@@ -1,0 +1,244 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"landslide/dpor"
+	"landslide/kernel"
+	"landslide/linearize"
+	"landslide/record"
+)
+
+// Linearizability checking (Spec.Linearizability; sdk's lineup.h): the
+// job first learns the program's sequential specification, running it
+// with its calls one at a time in every order (learnSpec), then checks
+// every interleaving's history against it (lineupJudge).
+
+// MaxSerialRuns bounds the runs that learn a sequential specification.
+const MaxSerialRuns = 200_000
+
+// maxVerdicts bounds the verdicts a job remembers (by history).
+const maxVerdicts = 1 << 16
+
+// learnSpec runs the program with its calls one at a time: the kernel
+// runs a call alone and makes every two calls conflict
+// (kernel.Config.LineupSerial), and only the PPs every program has stay,
+// so the default DPOR runs each order of the calls once or a few times.
+func learnSpec(ctx context.Context, cfg Config) (*linearize.Spec, error) {
+	kc := cfg.Spec.KernelConfig()
+	kc.LineupSerial = true
+	kc.SyncPPs, kc.DataRacePCs, kc.Filters = []string{}, nil, nil
+	kc.EveryAccess, kc.ModelThreads = false, false
+	k, err := kernel.New(cfg.Image, kc)
+	if err != nil {
+		return nil, err
+	}
+	spec := &linearize.Spec{}
+	var fail error
+	opt := dpor.Options{Spec: dpor.Spec{MaxInterleavings: MaxSerialRuns}}
+	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
+		if b.SleepBlocked {
+			return dpor.Continue
+		}
+		calls, _, _ := lineupCalls(b.Transitions)
+		order := linearize.Order(calls)
+		switch {
+		case b.Bug != nil:
+			fail = fmt.Errorf("with the calls one at a time, in the order %s, the program fails: %s (landslide run --schedule %s shows it)", order, b.Bug.Message, choiceList(b.Choices))
+		case b.Budget:
+			fail = fmt.Errorf("with the calls one at a time, in the order %s, the program ran out of instructions", order)
+		case overlap(b.Transitions):
+			fail = fmt.Errorf("with the calls one at a time, in the order %s, a call blocked and another thread's call ran: calls that wait for each other have no sequential specification", order)
+		default:
+			if err := spec.Add(calls); err != nil {
+				fail = err
+			}
+		}
+		if fail != nil {
+			return dpor.StopControl
+		}
+		return dpor.Continue
+	}
+	x, err := dpor.New(k, opt)
+	if err != nil {
+		return nil, err
+	}
+	res, err := x.Run(ctx)
+	switch {
+	case err != nil:
+		return nil, err
+	case fail != nil:
+		return nil, fmt.Errorf("linearizability: learning the sequential specification: %w", fail)
+	case res.Stopped == dpor.StopLimit:
+		return nil, fmt.Errorf("linearizability: learning the sequential specification: more than %d runs of the calls one at a time; use fewer calls", MaxSerialRuns)
+	case res.Stopped == dpor.StopCanceled:
+		return nil, ctx.Err()
+	case spec.Orders() == 0:
+		return nil, fmt.Errorf("linearizability: the program declares no calls (lineup_call and lineup_return, sdk's lineup.h)")
+	}
+	return spec, nil
+}
+
+// lineupCalls reads the calls of a branch from its sync events: each
+// call in the order it began, and its first and last transitions.
+func lineupCalls(trs []*record.Transition) (calls []linearize.Call, first, last []int) {
+	open := map[record.TID]int{}
+	count := map[record.TID]int{}
+	for i, tr := range trs {
+		for _, e := range tr.Sync {
+			switch e.Kind {
+			case record.SyncOpCall:
+				open[tr.Thread] = len(calls)
+				calls = append(calls, linearize.Call{Thread: tr.Thread, Index: count[tr.Thread], Op: e.Op, Arg: e.Arg})
+				count[tr.Thread]++
+				first = append(first, i)
+				last = append(last, i)
+			case record.SyncOpReturn:
+				if c, ok := open[tr.Thread]; ok {
+					calls[c].Result, calls[c].Done = e.Arg, true
+					last[c] = i
+					delete(open, tr.Thread)
+				}
+			}
+		}
+	}
+	return calls, first, last
+}
+
+// overlap reports whether a call began while another was open.
+func overlap(trs []*record.Transition) bool {
+	open := 0
+	for _, tr := range trs {
+		for _, e := range tr.Sync {
+			switch e.Kind {
+			case record.SyncOpCall:
+				if open++; open > 1 {
+					return true
+				}
+			case record.SyncOpReturn:
+				open--
+			}
+		}
+	}
+	return false
+}
+
+func choiceList(cs []record.Choice) string {
+	var parts []string
+	for _, c := range cs {
+		s := fmt.Sprint(c.Thread)
+		if c.Value != 0 {
+			s += fmt.Sprintf(":%d", c.Value)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ",")
+}
+
+// lineupJudge checks each interleaving's history against spec; verdicts
+// are remembered by history (calls, results and dependencies), which
+// equivalent interleavings share.
+func lineupJudge(spec *linearize.Spec) func(*dpor.Branch) *record.Bug {
+	seen := map[string]*record.Bug{}
+	return func(b *dpor.Branch) *record.Bug {
+		h, key, trs, last := branchHistory(b)
+		if bug, ok := seen[key]; ok {
+			return bug
+		}
+		bug := judge(spec, h, trs, last)
+		if len(seen) < maxVerdicts {
+			seen[key] = bug
+		}
+		return bug
+	}
+}
+
+// branchHistory is the history of the branch, with a key that identifies
+// it (the calls, their results and dependencies), and each call's last
+// transition.
+func branchHistory(b *dpor.Branch) (h *linearize.History, key string, trs []*record.Transition, last []int) {
+	calls, first, last := lineupCalls(b.Transitions)
+	h = &linearize.History{Calls: calls, After: make([][]bool, len(calls))}
+	var k strings.Builder
+	for i := range calls {
+		fmt.Fprintf(&k, "%d.%d:%s(%d)=%d,%v;", calls[i].Thread, calls[i].Index, calls[i].Op, calls[i].Arg, calls[i].Result, calls[i].Done)
+	}
+	for i := range calls {
+		h.After[i] = make([]bool, len(calls))
+		for j := range calls {
+			// Some transition of j happens after some transition of i
+			// exactly when j's last one happens after i's first.
+			if i != j && calls[i].Thread != calls[j].Thread && b.HappensAfter(first[i], last[j]) {
+				h.After[i][j] = true
+				k.WriteByte('1')
+			} else {
+				k.WriteByte('0')
+			}
+		}
+	}
+	return h, k.String(), b.Transitions, last
+}
+
+// judge is the bug of a history that is not linearizable (nil if it is).
+func judge(spec *linearize.Spec, h *linearize.History, trs []*record.Transition, last []int) *record.Bug {
+	v, err := spec.Check(h)
+	if err != nil {
+		return &record.Bug{Kind: record.BugLinearizability, Message: "linearizability: " + err.Error(), Details: historyDetails(h, nil, nil)}
+	}
+	if v.OK {
+		return nil
+	}
+	b := &record.Bug{Kind: record.BugLinearizability, Message: "not linearizable: " + v.Reason,
+		Details: historyDetails(h, v.Offending, v.Expected)}
+	if len(v.Offending) > 0 {
+		c := v.Offending[0]
+		tr := trs[last[c]]
+		b.Thread, b.Stack = tr.Thread, tr.Stack
+		if len(tr.Stack) > 0 {
+			b.PC = tr.Stack[0]
+		}
+	}
+	return b
+}
+
+// historyDetails is the history as a per-thread timeline: each thread's
+// calls in order, the offending results marked with what the closest
+// order of the calls gives.
+func historyDetails(h *linearize.History, offending []int, expected []uint64) []record.Detail {
+	exp := map[int]uint64{}
+	for k, c := range offending {
+		exp[c] = expected[k]
+	}
+	var threads []record.TID
+	for i := range h.Calls {
+		if t := h.Calls[i].Thread; !containsTID(threads, t) {
+			threads = append(threads, t)
+		}
+	}
+	var out []record.Detail
+	for _, t := range threads {
+		var parts []string
+		for i := range h.Calls {
+			if c := &h.Calls[i]; c.Thread == t {
+				s := c.String()
+				if e, ok := exp[i]; ok {
+					s += fmt.Sprintf(" ✗ (the closest order of the calls gives %d)", int64(e))
+				}
+				parts = append(parts, s)
+			}
+		}
+		out = append(out, record.Detail{Title: fmt.Sprintf("history: thread %d's calls", t), Thread: t, Text: strings.Join(parts, "  |  ")})
+	}
+	return out
+}
+
+func containsTID(ts []record.TID, t record.TID) bool {
+	for _, u := range ts {
+		if u == t {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,155 @@
+package job
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"landslide/dpor"
+	"landslide/kernel"
+	"landslide/record"
+)
+
+// lineupJob runs lineup_counter in a mode with --every-access and
+// --linearizability.
+func lineupJob(t *testing.T, name string, strategy string, args ...string) (*Result, error) {
+	t.Helper()
+	_, img := image(t, name)
+	spec := Spec{Program: name, Kernel: kernel.Config{EveryAccess: true, Args: append([]string{"prog"}, args...)}, Linearizability: true}
+	spec.Strategy = strategy
+	return Run(context.Background(), Config{Spec: spec, Image: img})
+}
+
+// TestLinearizabilityCounter: two threads make two inc calls each on a
+// counter. With fetch_add (mode 0) or a lock whose spin declares its wait
+// (mode 2) every interleaving is linearizable, against a specification of
+// the 4!/(2!·2!) = 6 orders of the calls; with a load and a store (mode 1)
+// the lost update is a linearizability bug under every exhaustive
+// strategy, reported with each thread's calls.
+func TestLinearizabilityCounter(t *testing.T) {
+	for _, mode := range []string{"0", "2"} {
+		res, err := lineupJob(t, "posix/lineup_counter", "", mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Verified || res.SpecOrders != 6 {
+			t.Errorf("mode %s: verified %v (bug %v), %d orders; want verified against 6", mode, res.Verified, res.Bug, res.SpecOrders)
+		}
+	}
+	for _, st := range []string{"dpor", "optimal", "cbdpor", "icb", "full"} {
+		res, err := lineupJob(t, "posix/lineup_counter", st, "1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := res.Bug
+		if b == nil || b.Kind != record.BugLinearizability || !strings.HasPrefix(b.Message, "not linearizable") {
+			t.Fatalf("%s: bug %v, want a linearizability bug", st, b)
+		}
+		if len(b.Details) != 2 || !strings.Contains(b.Details[0].Text+b.Details[1].Text, "✗") {
+			t.Errorf("%s: history %+v: want both threads' calls, an offending result marked", st, b.Details)
+		}
+		if res.Trace == nil || len(res.Trace.Bug.Details) != 2 {
+			t.Errorf("%s: the report lacks the history", st)
+		}
+	}
+}
+
+// TestLinearizabilityEquivalentVerdicts: every interleaving of the racy
+// counter that DPOR without sleep sets explores (several per
+// Mazurkiewicz trace: it reverses every conflicting pair) gets the verdict
+// of every other interleaving of its trace (dpor.Branch.Class), and both
+// verdicts occur.
+func TestLinearizabilityEquivalentVerdicts(t *testing.T) {
+	_, img := image(t, "posix/lineup_counter")
+	kc := kernel.Config{EveryAccess: true, Args: []string{"prog", "1"}}
+	spec, err := learnSpec(context.Background(), Config{Spec: Spec{Kernel: kc}, Image: img})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.New(img, kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdict := map[[16]byte]bool{}
+	seen := map[bool]int{}
+	// Each verdict computed afresh (lineupJudge remembers them by
+	// history, which would make equal verdicts for equal histories
+	// whatever Check does).
+	opt := dpor.Options{Spec: dpor.Spec{NoSleepSets: true, AllPairs: true, KeepGoing: true}, Judge: func(b *dpor.Branch) *record.Bug {
+		h, _, trs, last := branchHistory(b)
+		return judge(spec, h, trs, last)
+	}}
+	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
+		bad := b.Bug != nil && b.Bug.Kind == record.BugLinearizability
+		c := b.Class()
+		if v, ok := verdict[c]; ok && v != bad {
+			t.Fatalf("interleaving %d: not linearizable %v, an equivalent one %v", b.N, bad, v)
+		}
+		verdict[c] = bad
+		seen[bad]++
+		return dpor.Continue
+	}
+	x, err := dpor.New(k, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := x.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(verdict) >= res.Interleavings || seen[true] == 0 || seen[false] == 0 {
+		t.Fatalf("%d interleavings in %d classes, verdicts %v: the test exercises nothing", res.Interleavings, len(verdict), seen)
+	}
+	t.Logf("%d interleavings, %d traces, verdicts %v", res.Interleavings, len(verdict), seen)
+}
+
+// TestLinearizabilityErrors: a wait that never ends is a deadlock naming
+// the value waited for; a program whose calls' results depend on more
+// than the calls before them has no sequential specification, and the
+// harness's broken rules are bugs naming each, found without
+// --linearizability and named in the error with it.
+func TestLinearizabilityErrors(t *testing.T) {
+	_, img := image(t, "posix/lineup_counter")
+	res, err := Run(context.Background(), Config{Spec: Spec{Kernel: kernel.Config{EveryAccess: true, Args: []string{"prog", "3"}}}, Image: img})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bug == nil || res.Bug.Kind != record.BugDeadlock || !strings.Contains(bugText(res.Bug), "waits in await_eq") {
+		t.Errorf("mode 3: bug %v, want a deadlock with a thread in await_eq", res.Bug)
+	}
+	if _, err := lineupJob(t, "posix/lineup_counter", "", "4"); err == nil || !strings.Contains(err.Error(), "not deterministic") {
+		t.Errorf("mode 4: error %v, want a specification that is not deterministic", err)
+	}
+	for c, want := range map[string]string{
+		"1": "while its call first has not returned",
+		"2": "has no call to return from",
+		"3": "exited during its call op",
+		"4": "more than 64 calls",
+		"5": "want 1 to 31 characters",
+		"6": "more than 16 threads",
+		"7": "await_eq: 0x8 is not readable",
+	} {
+		_, img := image(t, "posix/lineup_misuse")
+		plain, err := Run(context.Background(), Config{Spec: Spec{Kernel: kernel.Config{EveryAccess: true, Args: []string{"prog", c}}}, Image: img})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.Bug == nil || plain.Bug.Kind != record.BugSyscall || !strings.Contains(plain.Bug.Message, want) {
+			t.Errorf("case %s: bug %v, want %q", c, plain.Bug, want)
+		}
+		if c == "7" {
+			continue // no calls: not a linearizability test
+		}
+		if _, err := lineupJob(t, "posix/lineup_misuse", "", c); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("case %s with --linearizability: error %v, want %q", c, err, want)
+		}
+	}
+}
+
+func bugText(b *record.Bug) string {
+	s := b.Message
+	for _, d := range b.Details {
+		s += "\n" + d.Title + " " + d.Text
+	}
+	return s
+}
