@@ -30,6 +30,8 @@ type quicksandFlags struct {
 	control      bool
 	icb          bool
 	strategy     string
+	seed         uint64
+	depth        int
 	etaFactor    float64
 	etaThreshold int
 	homeStretch  time.Duration
@@ -84,7 +86,9 @@ every sync PP: the thesis's -C), with --icb (-I) or --preempt-everywhere
 	fl.IntVarP(&f.cpus, "cpus", "c", DefaultCPUs(), "jobs explored in parallel")
 	fl.BoolVarP(&f.maximal, "maximal", "M", false, "explore only the maximal state space, switching whenever a race adds a PP (the thesis's -M)")
 	fl.BoolVarP(&f.control, "control", "C", false, "one state space with every sync PP, no data-race PPs (the thesis's -C)")
-	fl.StringVar(&f.strategy, "strategy", "dpor", "each state space's strategy: dpor, or optimal (optimal DPOR: source sets and wakeup trees)")
+	fl.StringVar(&f.strategy, "strategy", "dpor", "each state space's strategy (as explore's; bounded ones need --control or --maximal, sampling ones --control): "+strategyList())
+	fl.Uint64Var(&f.seed, "seed", 0, "the random and pct strategies' seed")
+	fl.IntVar(&f.depth, "depth", 0, "the pct strategy's depth d (default 3)")
 	fl.BoolVarP(&f.icb, "icb", "I", false, "iterative context bounding in the state spaces (with --control or --maximal)")
 	fl.Float64Var(&f.etaFactor, "eta-factor", quicksand.DefaultETAFactor, "suspend a job whose ETA exceeds this many times the budget left")
 	fl.IntVar(&f.etaThreshold, "eta-threshold", quicksand.DefaultETAThreshold, "never suspend a job before this many interleavings")
@@ -107,8 +111,6 @@ func (f *quicksandFlags) check(cmd *cobra.Command) error {
 		return usageErr("--preempt-everywhere needs --control (it is a single-state-space control)")
 	case f.everyAcc && !f.control:
 		return usageErr("--every-access needs --control (every shared access is already a PP: there are no data-race PPs to add)")
-	case f.strategy != "dpor" && f.strategy != "optimal":
-		return usageErr("--strategy %s: quicksand's state spaces take dpor or optimal (--icb for iterative context bounding)", f.strategy)
 	case f.icb && f.strategy != "dpor":
 		return usageErr("--icb and --strategy %s are two strategies: choose one", f.strategy)
 	case len(f.races) > 0 || len(f.raceFuncs) > 0:
@@ -125,6 +127,14 @@ func (f *quicksandFlags) check(cmd *cobra.Command) error {
 		return usageErr("--budget and --interval must be positive")
 	case f.etaFactor <= 0 || f.etaThreshold < 0 || f.homeStretch < 0:
 		return usageErr("--eta-factor must be positive, --eta-threshold and --home-stretch at least 0")
+	}
+	if info, ok := strategyInfo(f.strategy); ok {
+		switch {
+		case !info.Exhaustive && !f.control:
+			return usageErr("--strategy %s samples interleavings and never completes a state space: it needs --control (one state space, until the budget)", f.strategy)
+		case info.Bounded && !f.control && !f.maximal:
+			return usageErr("--strategy %s bounds preemptions in rounds: it needs --control or --maximal (Iterative Deepening does not bound preemptions: the two kinds of repeated work would compound)", f.strategy)
+		}
 	}
 	for _, p := range splitList(f.pps) {
 		if check.IsAddrSpec(p) {
@@ -154,6 +164,7 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 	if f.strategy != "dpor" {
 		spec.Base.Strategy = f.strategy
 	}
+	spec.Base.Seed, spec.Base.Depth = f.seed, f.depth
 	if f.icb {
 		spec.Base.Strategy = "icb"
 	}
@@ -462,4 +473,14 @@ func finite(v float64) float64 {
 		return 0
 	}
 	return v
+}
+
+// strategyInfo is the registered strategy named name.
+func strategyInfo(name string) (check.Strategy, bool) {
+	for _, s := range check.Strategies() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return check.Strategy{}, false
 }

@@ -48,7 +48,7 @@ import (
 // probe) tag single threads as they do there; those tags pass through
 // the bound and the sleep sets like the marks' alternatives.
 func init() {
-	register("cbdpor", "context-bounded DPOR (CB-DPOR, van den Hooff 2014): at most 0, 1, ... preemptions, preemption-only sleep sets (--preemption-bound caps it)", true, func(s Spec) (Strategy, error) {
+	registerInfo(StrategyInfo{Name: "cbdpor", Doc: "context-bounded DPOR (CB-DPOR, van den Hooff 2014): at most 0, 1, ... preemptions, preemption-only sleep sets (--preemption-bound caps it)", Exhaustive: true, Bounded: true, new: func(s Spec) (Strategy, error) {
 		if err := onlyParams(s, "cbdpor", "max-bound"); err != nil {
 			return nil, err
 		}
@@ -59,7 +59,7 @@ func init() {
 			return nil, fmt.Errorf("retry sets are a reduction of the dpor strategy: not with CB-DPOR")
 		}
 		return &cbStrategy{max: s.MaxBound}, nil
-	})
+	}})
 }
 
 // cbNode is CB-DPOR's state at one node of the path.

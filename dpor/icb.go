@@ -17,7 +17,7 @@ import (
 // explored sibling that proves a subtree redundant may itself have been
 // cut by the bound).
 func init() {
-	register("icb", "iterative context bounding: at most 0, 1, ... preemptions (--preemption-bound caps it)", true, func(s Spec) (Strategy, error) {
+	registerInfo(StrategyInfo{Name: "icb", Doc: "iterative context bounding (CHESS): at most 0, 1, ... preemptions (--preemption-bound caps it)", Exhaustive: true, Bounded: true, new: func(s Spec) (Strategy, error) {
 		if err := onlyParams(s, "icb", "max-bound"); err != nil {
 			return nil, err
 		}
@@ -25,7 +25,7 @@ func init() {
 			return nil, fmt.Errorf("icb: preemption bound %d: want at least 0", *s.MaxBound)
 		}
 		return icbStrategy{max: s.MaxBound}, nil
-	})
+	}})
 }
 
 type icbStrategy struct{ max *int }
@@ -54,7 +54,7 @@ func (icbStrategy) Skip(*Explorer, int, record.Choice) bool { return false }
 // transition began with one. An exploration that skipped a switch point
 // is not complete: it ends Bounded, Restricted (StopRestricted).
 func init() {
-	registerInfo(StrategyInfo{Name: "chess-atomic", Doc: "CHESS preempting only before atomic instructions: at most 0, 1, ... preemptions (--preemption-bound caps it); not a verification", Exhaustive: true, Restricted: true,
+	registerInfo(StrategyInfo{Name: "chess-atomic", Doc: "CHESS preempting only before atomic instructions: at most 0, 1, ... preemptions (--preemption-bound caps it); not a verification", Exhaustive: true, Restricted: true, Bounded: true,
 		new: func(s Spec) (Strategy, error) {
 			if err := onlyParams(s, "chess-atomic", "max-bound"); err != nil {
 				return nil, err

@@ -53,7 +53,10 @@ type StrategyInfo struct {
 	// completed exploration that left some out is not complete
 	// (Result.Restricted).
 	Restricted bool
-	new        func(Spec) (Strategy, error)
+	// Bounded: the strategy explores in rounds of growing preemption
+	// bounds (Spec.MaxBound caps them).
+	Bounded bool
+	new     func(Spec) (Strategy, error)
 }
 
 var strategies []StrategyInfo
