@@ -360,7 +360,9 @@ func (q *qsRunner) explore(ctx context.Context, spec quicksand.JobSpec, ctl quic
 }
 
 func outcome(res *job.Result) *quicksand.Outcome {
-	out := &quicksand.Outcome{Complete: res.Complete && res.Bug == nil, SharedStack: res.SharedStack,
+	// Complete only if verified: an execution that ran out of
+	// instructions, or a restricted strategy, leaves interleavings out.
+	out := &quicksand.Outcome{Complete: res.Verified, SharedStack: res.SharedStack,
 		Interrupted: res.Stopped == StopCanceled}
 	if res.Bug != nil {
 		out.Bug = fmt.Sprintf("%s: %s", res.Bug.Kind, res.Bug.Message)

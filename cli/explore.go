@@ -259,6 +259,9 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 		} else {
 			fmt.Fprintln(out, "(--no-store: nothing was recorded, so it cannot be resumed.)")
 		}
+	case res.Complete && res.Budgeted > 0:
+		fmt.Fprintf(out, "Not verified: %d of the %d interleavings ran out of the instruction budget without ending (an infinite loop, or raise --max-instructions); no bug otherwise.\n",
+			res.Budgeted, res.Executed)
 	case res.Restricted:
 		fmt.Fprintf(out, "Not verified: every interleaving that preempts threads only before atomic instructions, at most %d %s, was tested without finding a bug (%d interleavings in the last round, %d run in all); %s leaves the other switch points out.\n",
 			res.Bound, plural(res.Bound, "time"), res.Interleavings, res.Executed, "chess-atomic")
@@ -394,7 +397,7 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 		Executed: res.Executed, SleepBlocked: res.SleepBlocked, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
 		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
-		Races: []RaceJSON{}, Bug: res.Trace, Files: files, SpecOrders: res.SpecOrders,
+		Races: []RaceJSON{}, Bug: res.Trace, Files: files, SpecOrders: res.SpecOrders, Budgeted: res.Budgeted,
 	}
 	if code == ExitOK {
 		doc.Result = "verified"

@@ -15,12 +15,14 @@ type ExploreJSON struct {
 	Executed      int    `json:"executed"`
 	// SleepBlocked are executions abandoned with every runnable thread
 	// asleep (in Executed, not in Interleavings; optimal DPOR: none).
-	SleepBlocked int  `json:"sleep_blocked"`
-	Transitions  int  `json:"transitions"`
-	Complete     bool `json:"complete"`
-	Verified     bool `json:"verified"`
-	Bounded      bool `json:"bounded,omitempty"`
-	Bound        int  `json:"preemption_bound,omitempty"`
+	SleepBlocked int `json:"sleep_blocked"`
+	// Budgeted are executions that ran out of the instruction budget.
+	Budgeted    int  `json:"budgeted,omitempty"`
+	Transitions int  `json:"transitions"`
+	Complete    bool `json:"complete"`
+	Verified    bool `json:"verified"`
+	Bounded     bool `json:"bounded,omitempty"`
+	Bound       int  `json:"preemption_bound,omitempty"`
 	// SpecOrders: with --linearizability, the orders of the calls the
 	// sequential specification holds.
 	SpecOrders    int           `json:"linearizability_orders,omitempty"`

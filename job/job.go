@@ -118,7 +118,8 @@ type Progress struct {
 // Result is what a job established.
 type Result struct {
 	*dpor.Result
-	// Verified: the state space completed without a bug (for this PP set).
+	// Verified: the state space completed without a bug (for this PP set),
+	// and no execution ran out of its instruction budget.
 	Verified bool
 	Races    []*RaceReport
 	// SharedStack are the stack locations another thread than their
@@ -280,7 +281,9 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 	}
 	out := &Result{Result: res, Elapsed: now(), PPSet: DescribePPs(j.k, cfg), Syms: j.syms,
 		SharedStack: j.k.SharedStackSeen(), SpecOrders: orders}
-	out.Verified = res.Complete && res.Bug == nil
+	// An execution that ran out of instructions did not end: what it
+	// would have done was not explored.
+	out.Verified = res.Complete && res.Bug == nil && res.Budgeted == 0
 	for _, c := range j.an.Candidates() {
 		st := j.stacks[c.Key()]
 		out.Races = append(out.Races, &RaceReport{Candidate: c, StackA: st[0], StackB: st[1]})

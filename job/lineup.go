@@ -19,6 +19,11 @@ import (
 // MaxSerialRuns bounds the runs that learn a sequential specification.
 const MaxSerialRuns = 200_000
 
+// MaxSerialInstructions bounds one run of the calls one at a time: a
+// call that does not return within it is reported (there is no PP to
+// find its loop by).
+const MaxSerialInstructions = 100_000_000
+
 // maxVerdicts bounds the verdicts a job remembers (by history).
 const maxVerdicts = 1 << 16
 
@@ -31,6 +36,9 @@ func learnSpec(ctx context.Context, cfg Config) (*linearize.Spec, error) {
 	kc.LineupSerial = true
 	kc.SyncPPs, kc.DataRacePCs, kc.Filters = []string{}, nil, nil
 	kc.EveryAccess, kc.ModelThreads = false, false
+	if kc.MaxInstructions == 0 || kc.MaxInstructions > MaxSerialInstructions {
+		kc.MaxInstructions = MaxSerialInstructions
+	}
 	k, err := kernel.New(cfg.Image, kc)
 	if err != nil {
 		return nil, err
@@ -48,7 +56,7 @@ func learnSpec(ctx context.Context, cfg Config) (*linearize.Spec, error) {
 		case b.Bug != nil:
 			fail = fmt.Errorf("with the calls one at a time, in the order %s, the program fails: %s (landslide run --schedule %s shows it)", order, b.Bug.Message, choiceList(b.Choices))
 		case b.Budget:
-			fail = fmt.Errorf("with the calls one at a time, in the order %s, the program ran out of instructions", order)
+			fail = fmt.Errorf("with the calls one at a time, in the order %s, the program ran out of instructions (%d): a call that never returns?", order, MaxSerialInstructions)
 		case overlap(b.Transitions):
 			fail = fmt.Errorf("with the calls one at a time, in the order %s, a call blocked and another thread's call ran: calls that wait for each other have no sequential specification", order)
 		default:

@@ -503,6 +503,8 @@ func (r *Result) Status() (store.Status, string) {
 		return store.StatusBounded, fmt.Sprintf("no bug with preemptions only before atomic instructions, within %d (%d interleavings)", r.Bound, r.Interleavings)
 	case r.Bounded:
 		return store.StatusBounded, fmt.Sprintf("no bug within %d preemptions (%d interleavings)", r.Bound, r.Interleavings)
+	case r.Complete && r.Budgeted > 0:
+		return store.StatusBudget, fmt.Sprintf("%d of %d interleavings ran out of the instruction budget", r.Budgeted, r.Executed)
 	case r.Stopped == dpor.StopControl || r.Stopped == dpor.StopCanceled:
 		return store.StatusStopped, fmt.Sprintf("%s after %d interleavings", r.Stopped, r.Executed)
 	}
