@@ -65,11 +65,36 @@ type Options struct {
 // the stdio additions of posix/include/stdio.h.
 var posixHeaders = regexp.MustCompile(`(?m)^\s*#\s*include\s*[<"](pthread|verifier)\.h[>"]|\b__VERIFIER_\w+\s*\(|\b(stderr|stdout|fprintf|sscanf|fputs|fputc)\b`)
 
-// usesPosix reports whether a C source includes a POSIX-threads header,
-// calls an SV-COMP function, or uses the POSIX stdio additions.
+// localInclude matches an #include "file" line (a header of the program's
+// own, next to the source).
+var localInclude = regexp.MustCompile(`(?m)^\s*#\s*include\s*"([^"]+)"`)
+
+// usesPosix reports whether a C source, or a header of its own that it
+// includes ("file", next to it, at any depth), includes a POSIX-threads
+// header, calls an SV-COMP function, or uses the POSIX stdio additions.
 func usesPosix(path string) bool {
-	b, err := os.ReadFile(path)
-	return err == nil && posixHeaders.Match(b)
+	seen := map[string]bool{}
+	var uses func(p string) bool
+	uses = func(p string) bool {
+		if seen[p] || len(seen) > 64 {
+			return false
+		}
+		seen[p] = true
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return false
+		}
+		if posixHeaders.Match(b) {
+			return true
+		}
+		for _, m := range localInclude.FindAllSubmatch(b, -1) {
+			if uses(filepath.Join(filepath.Dir(p), string(m[1]))) {
+				return true
+			}
+		}
+		return false
+	}
+	return uses(path)
 }
 
 // errNoClang is what Build says when the toolchain is missing.

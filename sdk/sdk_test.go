@@ -258,3 +258,28 @@ func TestOverlaySources(t *testing.T) {
 		t.Fatalf("overlay gave %v, want %v", got, want)
 	}
 }
+
+// TestUsesPosixFollowsLocalHeaders: a program whose pthread.h include is
+// in a header of its own (#include "file", at any depth) links the POSIX
+// library; one with none does not; include cycles end.
+func TestUsesPosixFollowsLocalHeaders(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("harness.h", "#include \"cycle.h\"\n#include <pthread.h>\n")
+	write("cycle.h", "#include \"harness.h\"\n")
+	write("plain.h", "#include \"plain.h\"\nint x;\n")
+	deep := write("deep.c", "#include \"cycle.h\"\nint main(void) { return 0; }\n")
+	plain := write("plain.c", "#include \"plain.h\"\n#include <thread.h>\nint main(void) { return 0; }\n")
+	if !usesPosix(deep) {
+		t.Error("deep.c includes pthread.h through two headers of its own: not seen")
+	}
+	if usesPosix(plain) {
+		t.Error("plain.c uses no POSIX header: taken for a POSIX program")
+	}
+}
