@@ -402,9 +402,6 @@ func (k *Kernel) Runnable() []record.TID {
 		return nil
 	}
 	var out []record.TID
-	if t := k.serialCall(); t != nil {
-		return []record.TID{t.tid} // a call runs alone (LineupSerial)
-	}
 	for i := range k.st.threads {
 		if t := &k.st.threads[i]; t.schedulable() && !k.waitsForTxn(t) && !k.callBlocked(t) {
 			out = append(out, t.tid)
@@ -620,6 +617,15 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 		k.xbegin(t, ch.Value)
 	}
 	pp, err := k.run(start)
+	for err == nil && k.serialGoesOn(pp) {
+		// A call runs whole when the calls run one at a time.
+		if t.atBreak {
+			t.atBreak = false
+			k.cpu.ResumeFromBreakpoint()
+			k.enterFunc(k.cpu.PC)
+		}
+		pp, err = k.run(start)
+	}
 	tr := k.tr
 	k.tr = nil
 	tr.Instructions = k.cpu.Instret - start

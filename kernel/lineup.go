@@ -17,13 +17,20 @@ import (
 // not part of the call. The harness's rules are checked here, each broken
 // one a bug naming it: at most LineupMaxCalls calls in an execution, by
 // at most LineupMaxThreads threads, names of at most LineupMaxName bytes,
-// one call at a time per thread, returned before the thread exits.
+// one call at a time per thread, returned before the thread exits. A
+// call and a return are progress for the loop heuristics (thesis §3.4.6):
+// a lock-free operation's atomics do not add up across calls into a
+// "spin on atomics" that would block the thread.
 //
 // With Config.LineupSerial (learning the sequential specification),
-// lineup_sequential() returns 1, a thread inside a call is the only one
-// that can run (unless it blocks), and each call writes a virtual
-// location (LineupOrderAddr), so that every two calls conflict and a
-// reduced exploration still runs the calls in every order.
+// lineup_sequential() returns 1, a call has no PP inside it (its thread
+// goes on past every PP until it returns, unless it blocks or must choose
+// a value), so a call runs whole within one transition, and each call
+// writes a virtual location (LineupOrderAddr), so that every two calls
+// conflict and a reduced exploration still runs the calls in every
+// order. (Making the other threads not runnable during a call instead
+// hides the order's conflicts behind the disabling it adds to the
+// scheduling happens-before: DPOR then missed orders.)
 //
 // await_eq(p, v) is a system call preceded by a PP, like a pthread call:
 // the thread cannot run while the value at p differs from v (callBlocked),
@@ -75,6 +82,7 @@ func sysLineupCall(k *Kernel, a args) (uint64, control) {
 	}
 	k.st.lineupCalls++
 	t.lineup = lineupState{op: name, open: true, made: true}
+	t.yields, t.atomics = 0, 0 // a call is progress for the loop heuristics (§3.4.6)
 	k.syncEvent(record.SyncEvent{Kind: record.SyncOpCall, Op: name, Arg: a.u64(1), PC: k.cpu.PC - 4})
 	if k.cfg.LineupSerial && k.tr != nil {
 		k.tr.Accesses = append(k.tr.Accesses, record.Access{Addr: LineupOrderAddr, Size: 8, Write: true, PC: k.cpu.PC - 4, Sync: uint32(len(k.tr.Sync))})
@@ -90,6 +98,7 @@ func sysLineupReturn(k *Kernel, a args) (uint64, control) {
 	}
 	k.syncEvent(record.SyncEvent{Kind: record.SyncOpReturn, Op: t.lineup.op, Arg: a.u64(0), PC: k.cpu.PC - 4})
 	t.lineup.open, t.lineup.op = false, ""
+	t.yields, t.atomics = 0, 0
 	return 0, ctlPP(record.PPAnnotation)
 }
 
@@ -107,18 +116,15 @@ func (k *Kernel) lineupExit(t *thread) {
 	}
 }
 
-// serialCall is the thread inside a call when the calls run one at a
-// time (nil if none, or it cannot run).
-func (k *Kernel) serialCall() *thread {
-	if !k.cfg.LineupSerial {
-		return nil
+// serialGoesOn reports whether, with the calls one at a time, the
+// running thread goes on past the PP it stopped at: it is inside a call
+// and can go on without a choice.
+func (k *Kernel) serialGoesOn(pp record.PP) bool {
+	if !k.cfg.LineupSerial || k.st.ended || pp.Kind == record.PPEnd || pp.Kind == record.PPNondet || pp.Kind == record.PPXbegin {
+		return false
 	}
-	for i := range k.st.threads {
-		if t := &k.st.threads[i]; t.lineup.open && t.schedulable() && !k.waitsForTxn(t) && !k.callBlocked(t) {
-			return t
-		}
-	}
-	return nil
+	t := k.cur()
+	return t != nil && t.lineup.open && t.canRun() && !t.hblocked && !t.atXbegin && !k.callBlocked(t) && !k.waitsForTxn(t)
 }
 
 func trimName(s string) string {
