@@ -32,13 +32,26 @@
 //     unless Spec.NoSleepSets;
 //   - full (full.go): no reduction, every runnable thread at every PP (the
 //     brute-force reference of the tests);
-//   - icb (icb.go): iterative context bounding, each bound explored
-//     completely, from 0 up to Spec.MaxBound or until nothing was dropped
-//     (see icb.go for why not DPOR within the bound);
+//   - icb (icb.go): iterative context bounding (CHESS), each bound
+//     explored completely, from 0 up to Spec.MaxBound or until nothing
+//     was dropped (see icb.go for why not DPOR within the bound);
+//   - chess-atomic (icb.go): the same, preempting only before atomic
+//     accesses; restricted (StrategyInfo.Restricted): a run that left a
+//     switch point out ends Bounded with StopRestricted;
+//   - cbdpor (cbdpor.go): CB-DPOR (van den Hooff 2014): iterative bounds,
+//     DPOR marks on every dependent reversible pair, preemption-only sleep
+//     sets;
+//   - pct (pct.go): PCT walks of depth Spec.Depth (Burckhardt et al.
+//     2010), reproducible from Spec.Seed; never complete;
 //   - optimal (optimal.go): optimal DPOR, source sets and wakeup trees
 //     (Abdulla et al. 2014), each Mazurkiewicz trace once;
 //   - random (random.go): seeded random walks, walk k being `landslide run
 //     --seed Seed+k-1`; never complete.
+//
+// Branch.Class names an interleaving's Mazurkiewicz trace (the same for
+// equivalent interleavings); Options.Judge may fail an interleaving as a
+// whole, after the strategy has branched (the job's linearizability
+// check).
 //
 // Preempt-everywhere (the thesis's -0) is a PP set, chosen by the caller
 // through the machine's configuration. Run takes a context: canceling it

@@ -4,6 +4,10 @@
 // found (thesis §3.4; the brief's "job"). `landslide explore` runs one job;
 // Quicksand (a later layer) runs many.
 //
+// With Spec.Linearizability the job first learns the program's sequential
+// specification and checks every interleaving's calls against it
+// (lineup.go, package linearize).
+//
 // With Config.Persist a job commits itself to a store in batches and can
 // be resumed from its last commit (persist.go: the stored spec, frontier,
 // race state, interleaving log, race candidates, checkpoints and bug).

@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"landslide/dpor"
@@ -212,7 +213,7 @@ func judge(spec *linearize.Spec, h *linearize.History, trs []*record.Transition,
 }
 
 // historyDetails is the history as a per-thread timeline: each thread's
-// calls in order, the offending results marked with what the closest
+// calls in order (threads by TID), the offending results marked with what the closest
 // order of the calls gives.
 func historyDetails(h *linearize.History, offending []int, expected []uint64) []record.Detail {
 	exp := map[int]uint64{}
@@ -221,10 +222,11 @@ func historyDetails(h *linearize.History, offending []int, expected []uint64) []
 	}
 	var threads []record.TID
 	for i := range h.Calls {
-		if t := h.Calls[i].Thread; !containsTID(threads, t) {
+		if t := h.Calls[i].Thread; !slices.Contains(threads, t) {
 			threads = append(threads, t)
 		}
 	}
+	slices.Sort(threads)
 	var out []record.Detail
 	for _, t := range threads {
 		var parts []string
@@ -242,11 +244,3 @@ func historyDetails(h *linearize.History, offending []int, expected []uint64) []
 	return out
 }
 
-func containsTID(ts []record.TID, t record.TID) bool {
-	for _, u := range ts {
-		if u == t {
-			return true
-		}
-	}
-	return false
-}
