@@ -169,20 +169,33 @@ func lineupJudge(spec *linearize.Spec) func(*dpor.Branch) *record.Bug {
 // transition.
 func branchHistory(b *dpor.Branch) (h *linearize.History, key string, trs []*record.Transition, last []int) {
 	calls, first, last := lineupCalls(b.Transitions)
-	h = &linearize.History{Calls: calls, After: make([][]bool, len(calls))}
+	h = &linearize.History{Calls: calls, After: make([][]bool, len(calls)), Precedes: make([][]bool, len(calls))}
 	var k strings.Builder
 	for i := range calls {
 		fmt.Fprintf(&k, "%d.%d:%s(%d)=%d,%v;", calls[i].Thread, calls[i].Index, calls[i].Op, calls[i].Arg, calls[i].Result, calls[i].Done)
 	}
 	for i := range calls {
 		h.After[i] = make([]bool, len(calls))
+		h.Precedes[i] = make([]bool, len(calls))
 		for j := range calls {
+			if i == j || calls[i].Thread == calls[j].Thread {
+				k.WriteByte('-')
+				continue
+			}
 			// Some transition of j happens after some transition of i
-			// exactly when j's last one happens after i's first.
-			if i != j && calls[i].Thread != calls[j].Thread && b.HappensAfter(first[i], last[j]) {
-				h.After[i][j] = true
+			// exactly when j's last one happens after i's first; and j
+			// begins after i returns in every equivalent interleaving
+			// when j's first one happens after i's last. (A call's
+			// first transition holds the code before lineup_call too:
+			// a call is taken as longer, never shorter.)
+			h.After[i][j] = b.HappensAfter(first[i], last[j])
+			h.Precedes[i][j] = b.HappensAfter(last[i], first[j])
+			switch {
+			case h.Precedes[i][j]:
+				k.WriteByte('2')
+			case h.After[i][j]:
 				k.WriteByte('1')
-			} else {
+			default:
 				k.WriteByte('0')
 			}
 		}
@@ -243,4 +256,3 @@ func historyDetails(h *linearize.History, offending []int, expected []uint64) []
 	}
 	return out
 }
-

@@ -70,27 +70,41 @@ func after(n int, pairs ...[2]int) [][]bool {
 	return a
 }
 
+// hist is a history with After (some transition after) and Precedes
+// (entirely before in every equivalent interleaving) given as pairs.
+func hist(calls []Call, afterPairs, precedes [][2]int) *History {
+	h := &History{Calls: calls, After: after(len(calls), afterPairs...), Precedes: after(len(calls), precedes...)}
+	for _, p := range precedes {
+		h.After[p[0]][p[1]] = true
+	}
+	return h
+}
+
 // TestDependencyRules: an enqueue(1) and a dequeue that returned empty.
-// One-way (the dequeue depends on the enqueue): the enqueue must come
-// first, and then the dequeue cannot be empty: not linearizable. Mutual:
-// the dequeue may come first: linearizable. None: both orders must
-// explain it, and enqueue-first does not: not linearizable (the thesis's
-// rule: some equivalent interleaving runs the enqueue entirely first).
+// The enqueue entirely before the dequeue in every equivalent
+// interleaving: the enqueue must come first, and then the dequeue cannot
+// be empty: not linearizable. One-way but overlapping (the dequeue read
+// what the enqueue wrote before the dequeue returned, but may have begun
+// first), and mutual: the dequeue may come first: linearizable. None:
+// both orders must explain it, and enqueue-first does not: not
+// linearizable (some equivalent interleaving runs the enqueue entirely
+// first).
 func TestDependencyRules(t *testing.T) {
 	enq := call(1, 0, "enqueue", 1, 0)
 	deq := call(2, 0, "dequeue", 0, empty)
 	spec := queueSpec(t, [][]Call{{enq}, {deq}})
 	for _, c := range []struct {
-		name  string
-		after [][]bool
-		ok    bool
+		name            string
+		after, precedes [][2]int
+		ok              bool
 	}{
-		{"one-way", after(2, [2]int{0, 1}), false},
-		{"reverse one-way", after(2, [2]int{1, 0}), true},
-		{"mutual", after(2, [2]int{0, 1}, [2]int{1, 0}), true},
-		{"none", after(2), false},
+		{"precedes", nil, [][2]int{{0, 1}}, false},
+		{"reverse precedes", nil, [][2]int{{1, 0}}, true},
+		{"one-way, overlapping", [][2]int{{0, 1}}, nil, true},
+		{"mutual", [][2]int{{0, 1}, {1, 0}}, nil, true},
+		{"none", nil, nil, false},
 	} {
-		v, err := spec.Check(&History{Calls: []Call{enq, deq}, After: c.after})
+		v, err := spec.Check(hist([]Call{enq, deq}, c.after, c.precedes))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,12 +120,12 @@ func TestDependencyRules(t *testing.T) {
 	// does not.
 	deq1 := call(2, 0, "dequeue", 0, 1)
 	for _, c := range []struct {
-		after [][]bool
-		ok    bool
-	}{{after(2, [2]int{0, 1}), true}, {after(2), false}} {
-		v, _ := spec.Check(&History{Calls: []Call{enq, deq1}, After: c.after})
+		precedes [][2]int
+		ok       bool
+	}{{[][2]int{{0, 1}}, true}, {nil, false}} {
+		v, _ := spec.Check(hist([]Call{enq, deq1}, nil, c.precedes))
 		if v.OK != c.ok {
-			t.Errorf("dequeue → 1 after %v: linearizable %v, want %v", c.after, v.OK, c.ok)
+			t.Errorf("dequeue → 1, precedes %v: linearizable %v, want %v", c.precedes, v.OK, c.ok)
 		}
 	}
 }
@@ -128,11 +142,12 @@ func TestEquivalentTracesSameVerdict(t *testing.T) {
 			t.Fatal(err)
 		}
 		perm := r.Perm(len(h.Calls))
-		p := &History{Calls: make([]Call, len(perm)), After: after(len(perm))}
+		p := &History{Calls: make([]Call, len(perm)), After: after(len(perm)), Precedes: after(len(perm))}
 		for i, a := range perm {
 			p.Calls[i] = h.Calls[a]
 			for j, b := range perm {
 				p.After[i][j] = h.After[a][b]
+				p.Precedes[i][j] = h.Precedes[a][b]
 			}
 		}
 		w, err := spec.Check(p)
@@ -175,21 +190,24 @@ func randomHistory(t *testing.T, r *rand.Rand) (*History, *Spec) {
 			calls[i].Result = vals[r.IntN(len(vals))]
 		}
 	}
-	a := after(len(calls))
+	a, pr := after(len(calls)), after(len(calls))
 	for i := range calls {
 		for j := range calls {
 			if i != j && calls[i].Thread != calls[j].Thread && r.IntN(3) == 0 {
 				a[i][j] = true
+				if r.IntN(2) == 0 && !pr[j][i] {
+					pr[i][j] = true
+				}
 			}
 		}
 	}
-	return &History{Calls: calls, After: a}, queueSpec(t, threads)
+	return &History{Calls: calls, After: a, Precedes: pr}, queueSpec(t, threads)
 }
 
-// bruteForce is the definition, computed another way: for every
-// orientation of the independent pairs (every subset), if the forced
-// order plus that orientation is acyclic, some order of the calls that
-// respects both must give the results.
+// bruteForce is the definition, computed another way: over every
+// permutation of the calls, those that respect the forced order and give
+// the results; some must exist, and for each independent pair, one with
+// each call of the pair first.
 func bruteForce(h *History, s *Spec) bool {
 	n := len(h.Calls)
 	before := func(i, j int) bool { // forced: i before j
@@ -197,7 +215,7 @@ func bruteForce(h *History, s *Spec) bool {
 		if ci.Thread == cj.Thread {
 			return ci.Index < cj.Index
 		}
-		return h.After[i][j] && !h.After[j][i]
+		return h.Precedes[i][j]
 	}
 	var none [][2]int
 	for i := 0; i < n; i++ {
@@ -224,37 +242,38 @@ func bruteForce(h *History, s *Spec) bool {
 		}
 	}
 	gen(nil, make([]bool, n))
-	for mask := 0; mask < 1<<len(none); mask++ {
-		realised, explained := false, false
-		for _, p := range perms {
-			pos := make([]int, n)
-			for k, c := range p {
-				pos[c] = k
-			}
-			fits := true
-			for i := 0; i < n && fits; i++ {
-				for j := 0; j < n; j++ {
-					if i != j && before(i, j) && pos[i] > pos[j] {
-						fits = false
-						break
-					}
-				}
-			}
-			for k, q := range none {
-				if (mask>>k&1 == 1) != (pos[q[0]] < pos[q[1]]) {
+	var valid [][]int // positions
+	for _, p := range perms {
+		pos := make([]int, n)
+		for k, c := range p {
+			pos[c] = k
+		}
+		fits := true
+		for i := 0; i < n && fits; i++ {
+			for j := 0; j < n; j++ {
+				if i != j && before(i, j) && pos[i] > pos[j] {
 					fits = false
+					break
 				}
-			}
-			if !fits {
-				continue
-			}
-			realised = true
-			if s.mismatches(h.Calls, p) == 0 {
-				explained = true
-				break
 			}
 		}
-		if realised && !explained {
+		if fits && s.mismatches(h.Calls, p) == 0 {
+			valid = append(valid, pos)
+		}
+	}
+	if len(valid) == 0 {
+		return false
+	}
+	for _, q := range none {
+		first, second := false, false
+		for _, pos := range valid {
+			if pos[q[0]] < pos[q[1]] {
+				first = true
+			} else {
+				second = true
+			}
+		}
+		if !first || !second {
 			return false
 		}
 	}
@@ -295,7 +314,7 @@ func TestSpecErrors(t *testing.T) {
 		t.Fatal("two results for one order: no error")
 	}
 	pending := Call{Thread: 1, Op: "get"}
-	if _, err := s.Check(&History{Calls: []Call{pending}, After: after(1)}); err == nil {
+	if _, err := s.Check(&History{Calls: []Call{pending}, After: after(1), Precedes: after(1)}); err == nil {
 		t.Fatal("a call that never returned: no error")
 	}
 }
