@@ -1,9 +1,6 @@
 package job
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,25 +21,7 @@ func TestHTMTraceHTMLInChromium(t *testing.T) {
 	if res.Bug == nil || res.Trace == nil {
 		t.Fatalf("htm1: no bug trace (bug %v)", res.Bug)
 	}
-	var b bytes.Buffer
-	if err := res.Trace.WriteHTML(&b); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "trace.html")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom, err := testutil.DumpDOM(path)
-	if err != nil {
-		t.Fatalf("DumpDOM: %v", err)
-	}
-	if err := testutil.CheckTraceDOM(dom, res.Trace); err != nil {
-		t.Errorf("the DOM does not match the trace:\n%v", err)
-	}
-	root, err := testutil.ParseDOM(dom)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := browserDOM(t, res.Trace)
 	// Which thread's step aborted, and which committed, by the trace.
 	threadOf := func(event string) string {
 		for _, s := range res.Trace.Steps {

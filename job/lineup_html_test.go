@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"landslide/internal/testutil"
+	"landslide/report"
 )
 
 // TestLinearizabilityHTMLInChromium: the report of the racy counter's
@@ -25,25 +26,7 @@ func TestLinearizabilityHTMLInChromium(t *testing.T) {
 	if res.Bug == nil || res.Trace == nil {
 		t.Fatalf("no bug trace (bug %v)", res.Bug)
 	}
-	var b bytes.Buffer
-	if err := res.Trace.WriteHTML(&b); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "trace.html")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom, err := testutil.DumpDOM(path)
-	if err != nil {
-		t.Fatalf("DumpDOM: %v", err)
-	}
-	if err := testutil.CheckTraceDOM(dom, res.Trace); err != nil {
-		t.Errorf("the DOM does not match the trace:\n%v", err)
-	}
-	root, err := testutil.ParseDOM(dom)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := browserDOM(t, res.Trace)
 	marked := 0
 	for _, d := range res.Bug.Details {
 		block := root.Find(func(n *testutil.Elem) bool {
@@ -64,4 +47,30 @@ func TestLinearizabilityHTMLInChromium(t *testing.T) {
 			t.Errorf("no step of the trace shows %q", event)
 		}
 	}
+}
+
+// browserDOM renders tr's HTML report in headless Chromium, checks that
+// the DOM shows the trace (testutil.CheckTraceDOM), and returns it.
+func browserDOM(t *testing.T, tr *report.Trace) *testutil.Elem {
+	t.Helper()
+	var b bytes.Buffer
+	if err := tr.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "trace.html")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, err := testutil.DumpDOM(path)
+	if err != nil {
+		t.Fatalf("DumpDOM: %v", err)
+	}
+	if err := testutil.CheckTraceDOM(dom, tr); err != nil {
+		t.Errorf("the DOM does not match the trace:\n%v", err)
+	}
+	root, err := testutil.ParseDOM(dom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
