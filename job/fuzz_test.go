@@ -82,7 +82,27 @@ func FuzzDecodeStored(f *testing.F) {
 	if _, err := dx.Run(context.Background()); err != nil || dFrontier == nil {
 		f.Fatalf("deposits: %v", err)
 	}
-	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec, htmFrontier, dFrontier} {
+	// And CB-DPOR (its sleep sets and last-thread transitions) on
+	// mutex_test.
+	ck, err := kernel.New(img, kernel.Config{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	var cbFrontier *dpor.Frontier
+	var cx *dpor.Explorer
+	cx, err = dpor.New(ck, dpor.Options{Spec: dpor.Spec{Strategy: "cbdpor", MaxInterleavings: 12}, OnBranch: func(b *dpor.Branch) dpor.Stop {
+		if b.N == 8 {
+			cbFrontier = cx.Frontier()
+		}
+		return dpor.Continue
+	}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := cx.Run(context.Background()); err != nil || cbFrontier == nil || len(cbFrontier.CBDPOR) == 0 {
+		f.Fatalf("cbdpor: %v", err)
+	}
+	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec, htmFrontier, dFrontier, cbFrontier} {
 		b, err := encode(v)
 		if err != nil {
 			f.Fatal(err)
@@ -119,6 +139,13 @@ func FuzzDecodeStored(f *testing.F) {
 				t.Fatal(err)
 			}
 			if x, err := dpor.Resume(dk, dpor.Options{Spec: dpor.Spec{Strategy: "optimal", MaxInterleavings: fr.Executed + 1}}, &fr); err == nil {
+				x.Run(context.Background())
+			}
+			ck, err := kernel.New(img, kernel.Config{MaxInstructions: 1 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x, err := dpor.Resume(ck, dpor.Options{Spec: dpor.Spec{Strategy: "cbdpor", MaxInterleavings: fr.Executed + 1}}, &fr); err == nil {
 				x.Run(context.Background())
 			}
 		}

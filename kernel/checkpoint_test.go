@@ -18,7 +18,7 @@ import (
 var checkpointFixtures = []string{
 	"ref/paradise_lost", "ref/mutex_test", "ref/thr_exit_join", "uaf_exit/thr_exit_join",
 	"small/cond_predicate", "small/abba_deadlock", "ref/yield_loop_ok", "ref/realloc_race",
-	"bugs/removed_pages", "bugs/double_free", "posix/sync_ok",
+	"bugs/removed_pages", "bugs/double_free", "posix/sync_ok", "lockfree/treiber_aba",
 }
 
 func fixtureImage(t testing.TB, name string) []byte {
@@ -130,6 +130,12 @@ func (f features) note(st *state) {
 		if t.preSync {
 			f["at a pthread call"]++
 		}
+		if t.lineup.open {
+			f["inside a lineup call"]++
+		}
+	}
+	if st.lineupCalls > 0 {
+		f["lineup calls"]++
 	}
 	if len(st.pthreads) > 0 {
 		f["pthread records"]++
@@ -293,7 +299,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	t.Logf("state features round-tripped: %v", seen)
 	for _, f := range []string{"sync frames", "mutex waiter", "yield counter", "at breakpoint", "descheduled",
 		"quarantine", "free list", "reused slot", "removed region", "bug details", "no current thread", "stuck",
-		"pthread waiter", "at a pthread call", "pthread records"} {
+		"pthread waiter", "at a pthread call", "pthread records", "lineup calls"} {
 		if seen[f] == 0 {
 			t.Errorf("no snapshot had %s: the fixtures no longer cover it", f)
 		}
@@ -697,6 +703,23 @@ func TestCheckpointRejectsState(t *testing.T) {
 //
 //	go test ./kernel -run XXX -fuzz FuzzDecodeCheckpoint
 func FuzzDecodeCheckpoint(f *testing.F) {
+	// A linearizability test's states (the lineup part of the format).
+	lk := newKernel(f, fixtureImage(f, "lockfree/treiber_aba"), Config{EveryAccess: true})
+	for depth := 0; depth < 40; depth++ {
+		if ended, _ := lk.Ended(); ended {
+			break
+		}
+		if depth%5 == 4 {
+			c, err := lk.EncodeCheckpoint(lk.Snapshot())
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(uint8(0), c.State)
+		}
+		if _, err := lk.Step(lk.Default()); err != nil {
+			f.Fatal(err)
+		}
+	}
 	img := fixtureImage(f, "ref/paradise_lost")
 	var seeds []*Checkpoint
 	k := newKernel(f, img, smallConfig)

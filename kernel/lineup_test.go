@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"testing"
 
 	"landslide/record"
@@ -100,5 +101,33 @@ func TestLineupSerial(t *testing.T) {
 		if want := map[bool]int{false: 0, true: 4}[serial]; orderWrites != want || serial && whole != want {
 			t.Errorf("serial %v: %d writes of the order location, %d calls whole in a transition; want %d", serial, orderWrites, whole, want)
 		}
+	}
+}
+
+// TestCheckpointInsideLineupCall: with every access a PP, snapshots taken
+// while threads are inside their calls of a linearizability test round
+// trip through the checkpoint encoding (the calls made, the threads that
+// made them, each thread's open call) and continue as the original.
+func TestCheckpointInsideLineupCall(t *testing.T) {
+	img := fixtureImage(t, "lockfree/treiber_aba")
+	cfg := Config{EveryAccess: true}
+	ref, k, snaps := snapshots(t, img, cfg, schedule.NewRandom(3))
+	inside := 0
+	for i := range snaps {
+		open := false
+		for _, th := range snaps[i].st.threads {
+			open = open || th.lineup.open
+		}
+		if !open || i%3 != 0 {
+			continue
+		}
+		inside++
+		trs := checkRoundTrip(t, fmt.Sprintf("depth %d", i), img, cfg, k, snaps[i], ref.Schedule[i:])
+		if record.Hash(trs) != record.Hash(ref.Transitions[i:]) {
+			t.Fatalf("depth %d: the in-memory snapshot no longer replays the reference", i)
+		}
+	}
+	if inside < 5 {
+		t.Fatalf("%d snapshots inside a call: the test exercises nothing", inside)
 	}
 }
