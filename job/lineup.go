@@ -29,9 +29,10 @@ const MaxSerialInstructions = 100_000_000
 const maxVerdicts = 1 << 16
 
 // learnSpec runs the program with its calls one at a time: the kernel
-// runs a call alone and makes every two calls conflict
-// (kernel.Config.LineupSerial), and only the PPs every program has stay,
-// so the default DPOR runs each order of the calls once or a few times.
+// runs each call whole in one transition and makes every two calls
+// conflict (kernel.Config.LineupSerial), and only the PPs every program
+// has stay, so the default DPOR runs each order of the calls once
+// (job.TestSpecHasEveryOrder: 1,680 runs for the 1,680 orders of 3×3).
 func learnSpec(ctx context.Context, cfg Config) (*linearize.Spec, error) {
 	kc := cfg.Spec.KernelConfig()
 	kc.LineupSerial = true
