@@ -30,12 +30,7 @@ func init() {
 
 type icbStrategy struct{ max *int }
 
-func (s icbStrategy) Bound(r int) (int, bool) {
-	if s.max != nil && r > *s.max {
-		return 0, false
-	}
-	return r, true
-}
+func (s icbStrategy) Bound(r int) (int, bool)               { return boundedRound(s.max, r) }
 func (icbStrategy) Reached(x *Explorer, i int)              { x.tagAll(i) }
 func (icbStrategy) Pick(*Explorer) record.Choice            { return record.Choice{} }
 func (icbStrategy) Branch(*Explorer, *Branch) error         { return nil }

@@ -64,43 +64,12 @@ func FuzzDecodeStored(f *testing.F) {
 	// values, value counts and wakeup-tree events with values.
 	_, dImg := image(f, "posix/deposits")
 	dCfg := kernel.Config{Args: []string{"deposits", "3"}, EveryAccess: true, MaxInstructions: 1 << 20}
-	dk, err := kernel.New(dImg, dCfg)
-	if err != nil {
-		f.Fatal(err)
-	}
-	var dFrontier *dpor.Frontier
-	var dx *dpor.Explorer
-	dx, err = dpor.New(dk, dpor.Options{Spec: dpor.Spec{Strategy: "optimal", MaxInterleavings: 12}, OnBranch: func(b *dpor.Branch) dpor.Stop {
-		if b.N == 6 {
-			dFrontier = dx.Frontier()
-		}
-		return dpor.Continue
-	}})
-	if err != nil {
-		f.Fatal(err)
-	}
-	if _, err := dx.Run(context.Background()); err != nil || dFrontier == nil {
-		f.Fatalf("deposits: %v", err)
-	}
+	dFrontier := frontierAt(f, dImg, dCfg, "optimal", 6)
 	// And CB-DPOR (its sleep sets and last-thread transitions) on
 	// mutex_test.
-	ck, err := kernel.New(img, kernel.Config{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	var cbFrontier *dpor.Frontier
-	var cx *dpor.Explorer
-	cx, err = dpor.New(ck, dpor.Options{Spec: dpor.Spec{Strategy: "cbdpor", MaxInterleavings: 12}, OnBranch: func(b *dpor.Branch) dpor.Stop {
-		if b.N == 8 {
-			cbFrontier = cx.Frontier()
-		}
-		return dpor.Continue
-	}})
-	if err != nil {
-		f.Fatal(err)
-	}
-	if _, err := cx.Run(context.Background()); err != nil || cbFrontier == nil || len(cbFrontier.CBDPOR) == 0 {
-		f.Fatalf("cbdpor: %v", err)
+	cbFrontier := frontierAt(f, img, kernel.Config{}, "cbdpor", 8)
+	if len(cbFrontier.CBDPOR) == 0 {
+		f.Fatal("cbdpor: no strategy state in the frontier")
 	}
 	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec, htmFrontier, dFrontier, cbFrontier} {
 		b, err := encode(v)
@@ -155,4 +124,28 @@ func FuzzDecodeStored(f *testing.F) {
 		}
 		DecodeSpec(b)
 	})
+}
+
+// frontierAt explores img under strategy and returns the frontier after
+// interleaving n.
+func frontierAt(f *testing.F, img []byte, kc kernel.Config, strategy string, n int) *dpor.Frontier {
+	k, err := kernel.New(img, kc)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var fr *dpor.Frontier
+	var x *dpor.Explorer
+	x, err = dpor.New(k, dpor.Options{Spec: dpor.Spec{Strategy: strategy, MaxInterleavings: n + 4}, OnBranch: func(b *dpor.Branch) dpor.Stop {
+		if b.N == n {
+			fr = x.Frontier()
+		}
+		return dpor.Continue
+	}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := x.Run(context.Background()); err != nil || fr == nil {
+		f.Fatalf("%s: no frontier after %d interleavings (%v)", strategy, n, err)
+	}
+	return fr
 }
