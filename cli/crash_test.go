@@ -13,11 +13,22 @@ import (
 )
 
 // crashOutcome is what of explore's --json document must survive
-// crashes: everything but the run's ID, its time and where its reports
-// were written.
+// crashes: everything but the run's ID, its time, where its reports were
+// written, and the distinct traces (a resumed run counts those of its own
+// interleavings only, and says so: resumedTraces).
 func crashOutcome(d ExploreJSON) ExploreJSON {
 	d.Run, d.ElapsedSec, d.Files = "", 0, nil
+	d.Traces, d.TracesAtLeast = 0, false
 	return d
+}
+
+// resumedTraces checks a resumed run's trace count against the
+// uninterrupted run's: a lower bound, said to be one.
+func resumedTraces(t *testing.T, resumed, whole ExploreJSON) {
+	t.Helper()
+	if !resumed.TracesAtLeast || resumed.Traces > whole.Traces || whole.TracesAtLeast || whole.Traces == 0 {
+		t.Errorf("traces: resumed %d (lower bound %v), uninterrupted %d (lower bound %v)", resumed.Traces, resumed.TracesAtLeast, whole.Traces, whole.TracesAtLeast)
+	}
 }
 
 // landslide starts this test binary as the landslide command.
@@ -192,6 +203,7 @@ func crashResume(t *testing.T, prog string, pflags, guest []string, nkills, minI
 	if !bytes.Equal(gj, wj) {
 		t.Fatalf("after %d kills and resumes:\n%s\nuninterrupted:\n%s", kills, gj, wj)
 	}
+	resumedTraces(t, got, want)
 	// The store says so too.
 	code, out, _ = runCLI("--store", dir, "ls", "--json")
 	if code != 0 || !bytes.Contains([]byte(out), []byte(`"status": "verified"`)) {

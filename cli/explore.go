@@ -271,6 +271,9 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 	default:
 		fmt.Fprintf(out, "Not verified: %s after %d interleavings; %s.\n", stopReason(r), res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
 	}
+	if res.Trace == nil {
+		writeTraceCount(out, r)
+	}
 	if res.Trace == nil || len(res.Races) == 0 { // the bug report's text lists them
 		writeRaces(out, r)
 	}
@@ -279,6 +282,18 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 			run.ID, dir, run.ID, run.ID, run.ID)
 	}
 	return &exitError{code: code}
+}
+
+// writeTraceCount says how many distinct Mazurkiewicz traces the executions
+// that ended covered, when some of them repeated one (ICB's rounds,
+// CHESS, PCT, DPOR without sleep sets).
+func writeTraceCount(out io.Writer, res *check.ExploreResult) {
+	ended := res.Executed - res.SleepBlocked - res.Budgeted
+	if res.Traces == 0 || res.TracesAtLeast || res.Traces >= ended {
+		return
+	}
+	fmt.Fprintf(out, "(%d distinct Mazurkiewicz %s among the %d executions that ended: the other %d each repeated an equivalent one)\n",
+		res.Traces, plural(res.Traces, "trace"), ended, ended-res.Traces)
 }
 
 func plural(n int, s string) string {
@@ -398,6 +413,7 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
 		Races: []RaceJSON{}, Bug: res.Trace, Files: files, SpecOrders: res.SpecOrders, Budgeted: res.Budgeted,
+		Traces: res.Traces, TracesAtLeast: res.TracesAtLeast,
 	}
 	if code == ExitOK {
 		doc.Result = "verified"

@@ -17,12 +17,17 @@ type ExploreJSON struct {
 	// asleep (in Executed, not in Interleavings; optimal DPOR: none).
 	SleepBlocked int `json:"sleep_blocked"`
 	// Budgeted are executions that ran out of the instruction budget.
-	Budgeted    int  `json:"budgeted,omitempty"`
-	Transitions int  `json:"transitions"`
-	Complete    bool `json:"complete"`
-	Verified    bool `json:"verified"`
-	Bounded     bool `json:"bounded,omitempty"`
-	Bound       int  `json:"preemption_bound,omitempty"`
+	Budgeted int `json:"budgeted,omitempty"`
+	// Traces are the distinct Mazurkiewicz traces among the executions
+	// that ended (not sleep-set blocked, not out of instructions); a
+	// lower bound when TracesAtLeast (a resumed run counts its own).
+	Traces        int  `json:"traces"`
+	TracesAtLeast bool `json:"traces_lower_bound,omitempty"`
+	Transitions   int  `json:"transitions"`
+	Complete      bool `json:"complete"`
+	Verified      bool `json:"verified"`
+	Bounded       bool `json:"bounded,omitempty"`
+	Bound         int  `json:"preemption_bound,omitempty"`
 	// SpecOrders: with --linearizability, the orders of the calls the
 	// sequential specification holds.
 	SpecOrders    int           `json:"linearizability_orders,omitempty"`

@@ -286,12 +286,27 @@ func TestClassIsMazurkiewicz(t *testing.T) {
 		prog := randomProgram(r)
 		all, nall := classes(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}})
 		opt, nopt := classes(t, newModel(prog...), Options{Spec: Spec{Strategy: "optimal"}})
-		failures := explore(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}}).res.Interleavings != nall
+		fullRes := explore(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}}).res
+		failures := fullRes.Interleavings != nall
 		if !failures {
 			compared++
 		}
 		if !failures && (len(all) != nopt || len(opt) != nopt) {
 			t.Fatalf("program %d %v: %d classes among all interleavings, optimal DPOR ran %d interleavings of %d classes", n, prog, len(all), nopt, len(opt))
+		}
+		// The explorer's own count (Result.Traces) is the classes'
+		// count, over every ICB round too.
+		icbRes := explore(t, newModel(prog...), Options{Spec: Spec{Strategy: "icb"}}).res
+		for _, c := range []struct {
+			name string
+			res  *Result
+		}{{"full", fullRes}, {"icb", icbRes}} {
+			if !failures && (c.res.Traces != len(all) || c.res.TracesAtLeast) {
+				t.Fatalf("program %d %v: %s counted %d traces (at least: %v), want the %d classes", n, prog, c.name, c.res.Traces, c.res.TracesAtLeast, len(all))
+			}
+		}
+		if !failures && icbRes.Executed <= icbRes.Traces && icbRes.Bound > 0 {
+			t.Fatalf("program %d: icb ran %d interleavings over %d rounds, all of them distinct traces", n, icbRes.Executed, icbRes.Bound+1)
 		}
 		for _, spec := range []Spec{{}, {Strategy: "cbdpor"}} {
 			got, _ := classes(t, newModel(prog...), Options{Spec: spec})

@@ -71,8 +71,10 @@ func (b *Branch) HappensAfter(i, k int) bool {
 // the same) make the same transition. Valid only during
 // Options.Judge and OnBranch; a sleep-set blocked branch has one too (of
 // its prefix).
-func (b *Branch) Class() [16]byte {
-	x := b.x
+func (b *Branch) Class() [16]byte { return b.x.class() }
+
+// class is Branch.Class of the current branch.
+func (x *Explorer) class() [16]byte {
 	a := &x.an
 	n := len(x.trs)
 	ord := make([]int32, n)
@@ -147,8 +149,15 @@ type Result struct {
 	// thread asleep (optimal DPOR: none); they are in Executed, not in
 	// Interleavings.
 	SleepBlocked int
-	Estimate     estimator.Estimate
-	Stopped      Stop // why an incomplete exploration stopped
+	// Traces counts the distinct Mazurkiewicz traces (Branch.Class) among
+	// the interleavings that ended (not sleep-set blocked, not out of
+	// instructions), ICB rounds included. TracesAtLeast: it is a lower
+	// bound, as a resumed exploration counts only its own interleavings
+	// and the count stops growing at MaxCountedTraces.
+	Traces        int
+	TracesAtLeast bool
+	Estimate      estimator.Estimate
+	Stopped       Stop // why an incomplete exploration stopped
 	// Depth is the number of transitions of the last interleaving.
 	Depth int
 }
@@ -209,8 +218,13 @@ type Explorer struct {
 	// thread asleep.
 	sleepBlocked int
 	resumed      bool // Resume built the branch: Run starts by choosing the next one
-	lastStamp    time.Duration
-	start        time.Time
+	// classes holds the Mazurkiewicz traces of the interleavings run
+	// (Result.Traces); classesPartial: not all of them (resumed, or
+	// capped at MaxCountedTraces).
+	classes        map[[16]byte]struct{}
+	classesPartial bool
+	lastStamp      time.Duration
+	start          time.Time
 	// sampling: the strategy does not enumerate the tree (random walks),
 	// so the estimator's size, proportion and ETA mean nothing.
 	sampling bool
@@ -319,6 +333,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			res.Budgeted = x.budgeted
 			res.SleepBlocked = x.sleepBlocked
 			res.Depth = len(br.Transitions)
+			res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
 			stop := Continue
 			if x.opt.OnBranch != nil {
 				stop = x.opt.OnBranch(br)
@@ -545,6 +560,9 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		br.Transitions = x.trs
 		br.Bug = x.opt.Judge(br)
 	}
+	if !br.SleepBlocked && !br.Budget {
+		x.countClass()
+	}
 	for i := range x.nodes {
 		x.est.SetMarked(i, x.nodes[i].marked())
 	}
@@ -560,6 +578,22 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 	}
 	br.Estimate = x.estimate(x.est.Leaf())
 	return br, nil
+}
+
+// MaxCountedTraces caps the Mazurkiewicz traces an exploration holds to
+// count them (Result.Traces): about 50 MB of hashes.
+const MaxCountedTraces = 1 << 20
+
+// countClass adds the current branch's Mazurkiewicz trace to the count.
+func (x *Explorer) countClass() {
+	if x.classes == nil {
+		x.classes = map[[16]byte]struct{}{}
+	}
+	if len(x.classes) >= MaxCountedTraces {
+		x.classesPartial = true
+		return
+	}
+	x.classes[x.class()] = struct{}{}
 }
 
 // tooDeep applies the depth heuristic (thesis §3.4.6 (a)): a branch far

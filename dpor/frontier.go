@@ -215,6 +215,7 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 	x.depthSum, x.lastDiv, x.budgeted, x.dropped = f.DepthSum, f.LastDiv, f.Budgeted, f.Dropped
 	x.restricted = f.Restricted
 	x.sleepBlocked = f.SleepBlocked
+	x.classesPartial = true // the interleavings run before are not counted again
 	x.est.SetState(f.Estimator)
 	x.nodes = make([]node, len(f.Nodes))
 	for i, n := range f.Nodes {

@@ -124,6 +124,10 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			gotRes.Estimate.Size != wantRes.Estimate.Size || gotRes.Estimate.Proportion != wantRes.Estimate.Proportion {
 			t.Fatalf("program %d: resumed result %+v, uninterrupted %+v", n, gotRes, wantRes)
 		}
+		// A resumed run counts only its own interleavings' traces.
+		if wantRes.TracesAtLeast || wantRes.Traces == 0 || (len(stops) > 0) != gotRes.TracesAtLeast || gotRes.Traces > wantRes.Traces {
+			t.Fatalf("program %d, stops %v: traces %d (at least %v), uninterrupted %d (at least %v)", n, stops, gotRes.Traces, gotRes.TracesAtLeast, wantRes.Traces, wantRes.TracesAtLeast)
+		}
 	}
 	if resumed < 100 {
 		t.Fatalf("only %d resumptions exercised", resumed)

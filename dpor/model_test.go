@@ -35,6 +35,7 @@ const (
 	opNondet               // reg = a value of [0, arg); a nonzero one is also stored to var
 	opSet                  // var = arg
 	opCopy                 // var = variable arg (a read of arg and a write of var)
+	opCond                 // reg = var; if reg != 0, also var arg = 1 (what it touches depends on what ran before)
 )
 
 type op struct {
@@ -153,6 +154,13 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 	case opCopy:
 		m.st.vars[o.v] = m.st.vars[o.arg]
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: uint64(varBase + 8*o.arg), Size: 8}, record.Access{Addr: addr, Size: 8, Write: true})
+	case opCond:
+		m.st.reg[i] = m.st.vars[o.v]
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8})
+		if m.st.reg[i] != 0 {
+			m.st.vars[o.arg] = 1
+			tr.Accesses = append(tr.Accesses, record.Access{Addr: uint64(varBase + 8*o.arg), Size: 8, Write: true})
+		}
 	case opAdd:
 		m.st.vars[o.v] += o.arg
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true, Atomic: true})
