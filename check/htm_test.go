@@ -38,15 +38,19 @@ func maximalSize(t *testing.T, name string, mode Spec, args ...string) int {
 
 // TestHTMFigure68: the exact state-space sizes of the thesis's Fig. 6.8
 // (Table 6.2's (2,1) rows), maximal state space with the data-race PPs
-// Quicksand finds: counter and fig63 explore 10 interleavings in the
-// baseline (the 8 success/abort permutations of two threads, and 2 with
-// the other thread inside the failure path's data race); retry sets
-// prune 2 of counter's and 4 of fig63's (to the optimal 6); STM mode
-// leaves 4 and 1 (a conflict abort only after the conflicting access).
+// Quicksand finds, under the thesis's own DPOR (Landslide's sleep-set
+// check, dpor.Spec.LandslideSleepSets): counter and fig63 explore 10
+// interleavings in the baseline (the 8 success/abort permutations of two
+// threads, and 2 with the other thread inside the failure path's data
+// race); retry sets prune 2 of counter's and 4 of fig63's (to the optimal
+// 6); STM mode leaves 4 and 1 (a conflict abort only after the
+// conflicting access). The default DPOR's sleep sets prune more in the
+// baseline (8 for both, logged), never less.
 func TestHTMFigure68(t *testing.T) {
-	var retry, stm Spec
-	retry.RetrySets = true
-	stm.AbortCodes, stm.STM = true, true
+	var thesis, retry, stm Spec
+	thesis.LandslideSleepSets = true
+	retry.RetrySets, retry.LandslideSleepSets = true, true
+	stm.AbortCodes, stm.STM, stm.LandslideSleepSets = true, true, true
 	for _, c := range []struct {
 		name                 string
 		baseline, retry, stm int
@@ -58,10 +62,17 @@ func TestHTMFigure68(t *testing.T) {
 			name string
 			spec Spec
 			want int
-		}{{"baseline", Spec{}, c.baseline}, {"retry sets", retry, c.retry}, {"STM", stm, c.stm}} {
+		}{{"baseline", thesis, c.baseline}, {"retry sets", retry, c.retry}, {"STM", stm, c.stm}} {
 			if got := maximalSize(t, c.name, m.spec); got != m.want {
 				t.Errorf("%s(2,1) %s: %d interleavings, the thesis %d", c.name, m.name, got, m.want)
 			}
+			def := m.spec
+			def.LandslideSleepSets = false
+			got := maximalSize(t, c.name, def)
+			if got > m.want {
+				t.Errorf("%s(2,1) %s: %d interleavings with sleep sets, more than the thesis's %d", c.name, m.name, got, m.want)
+			}
+			t.Logf("%s(2,1) %s: %d interleavings with sleep sets, the thesis %d", c.name, m.name, got, m.want)
 		}
 	}
 }

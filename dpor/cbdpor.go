@@ -222,9 +222,7 @@ type CBNode struct {
 func (s *cbStrategy) save(f *Frontier) {
 	f.CBDPOR = make([]CBNode, len(s.nodes))
 	for i, n := range s.nodes {
-		for _, e := range n.sleep {
-			f.CBDPOR[i].Sleep = append(f.CBDPOR[i].Sleep, e.save())
-		}
+		f.CBDPOR[i].Sleep = saveEvents(n.sleep)
 		if n.lev != nil {
 			e := n.lev.save()
 			f.CBDPOR[i].Last = &e
@@ -240,12 +238,9 @@ func (s *cbStrategy) load(f *Frontier) error {
 	s.nodes = make([]cbNode, len(f.CBDPOR))
 	for i, fn := range f.CBDPOR {
 		n := &s.nodes[i]
-		for k := range fn.Sleep {
-			e, err := fn.Sleep[k].load()
-			if err != nil {
-				return err
-			}
-			n.sleep = append(n.sleep, e)
+		var err error
+		if n.sleep, err = loadEvents(fn.Sleep); err != nil {
+			return err
 		}
 		if fn.Last != nil {
 			e, err := fn.Last.load()

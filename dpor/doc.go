@@ -26,10 +26,19 @@
 // Strategy, one file each, registered by name (Spec.Strategy):
 //   - dpor (dpor.go, the default): the thesis's tagging
 //     (is_evil_ancestor / tag_good_sibling / tag_all_siblings): for each
-//     conflicting pair i<j not ordered by happens-before, at the node
-//     before ti tag T(tj) if it is runnable there, else every runnable
-//     thread but T(ti); with the sleep-set check (equiv_already_explored)
-//     unless Spec.NoSleepSets;
+//     race i<j (a conflict not ordered by happens-before; the direct ones,
+//     or every pair with Spec.AllPairs), at the node before ti tag T(tj)
+//     if it is runnable there, else every runnable thread but T(ti); but
+//     where tj happens after a transition between them that does not
+//     happen after ti, T(tj) would run another transition there, so a
+//     thread that starts that sequence is tagged instead (source sets,
+//     Abdulla et al. 2014); with sleep sets (Godefroid: each explored
+//     child's transition, as it ran, sleeps in its later siblings'
+//     subtrees until a dependent transition) unless Spec.NoSleepSets.
+//     Spec.LandslideSleepSets is the thesis's own check
+//     (equiv_already_explored) with its tagging alone, to reproduce its
+//     figures: it can leave final states out where what a step touches
+//     depends on the values it reads (TestStateDependentAccesses);
 //   - full (full.go): no reduction, every runnable thread at every PP (the
 //     brute-force reference of the tests);
 //   - icb (icb.go): iterative context bounding (CHESS), each bound

@@ -3,6 +3,7 @@ package dpor
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"landslide/record"
 )
@@ -13,34 +14,108 @@ import (
 // every conflicting pair as the thesis does).
 func init() {
 	register("dpor", "dynamic partial-order reduction with sleep sets (the default)", true, func(s Spec) (Strategy, error) {
-		if err := onlyParams(s, "dpor", "sleep-sets", "all-pairs"); err != nil {
+		if err := onlyParams(s, "dpor", "sleep-sets", "all-pairs", "landslide-sleep-sets"); err != nil {
 			return nil, err
 		}
-		return &dporStrategy{sleepSets: !s.NoSleepSets, allPairs: s.AllPairs}, nil
+		if s.NoSleepSets && s.LandslideSleepSets {
+			return nil, errors.New("dpor: --no-sleep-sets and Landslide's sleep-set check exclude each other")
+		}
+		return &dporStrategy{sleepSets: !s.NoSleepSets && !s.LandslideSleepSets, landslideSleep: s.LandslideSleepSets, allPairs: s.AllPairs}, nil
 	})
 }
 
 type dporStrategy struct {
 	sleepSets, allPairs bool
+	// landslideSleep: Spec.LandslideSleepSets, the thesis's check
+	// (sleeping) instead of the sleep sets.
+	landslideSleep bool
+	nodes          []dporNode
+}
+
+// dporNode is the dpor strategy's sleep-set state at one node of the path
+// (Godefroid's sleep sets): the transitions asleep here, those of the
+// children explored before the current one, and the current child's.
+type dporNode struct {
+	sleep []event
+	done  []event
+	cur   *event
 }
 
 func (*dporStrategy) Bound(r int) (int, bool)      { return onlyRound0(r) }
-func (*dporStrategy) Reached(*Explorer, int)       {}
 func (*dporStrategy) Pick(*Explorer) record.Choice { return record.Choice{} }
+
+// Reached sets up node i's sleep set: the transitions asleep at its
+// parent or run there by the children explored before this one, each as
+// it ran from there, that commute with the transition into node i.
+// (Landslide's own check, equiv_already_explored, compares the thread's
+// transition later on the branch instead, after the transition the tag
+// reorders, which may differ from the one it runs where it is tagged: it
+// can leave final states out. It stays as Spec.LandslideSleepSets, to
+// reproduce the thesis's figures.)
+func (d *dporStrategy) Reached(x *Explorer, i int) {
+	if !d.sleepSets {
+		return
+	}
+	if i == 0 {
+		d.nodes = append(d.nodes[:0], dporNode{})
+		return
+	}
+	d.nodes = d.nodes[:i]
+	p := &d.nodes[i-1]
+	if p.cur != nil {
+		p.done = append(p.done, *p.cur) // the previous child's subtree is done
+	}
+	ev := x.event(i - 1)
+	p.cur = &ev
+	var sleep []event
+	for _, set := range [][]event{p.sleep, p.done} {
+		for _, e := range set {
+			if !e.dependent(&ev) {
+				sleep = append(sleep, e)
+			}
+		}
+	}
+	d.nodes = append(d.nodes, dporNode{sleep: sleep})
+}
+
+// Skip refuses a choice asleep at node i.
 func (d *dporStrategy) Skip(x *Explorer, i int, c record.Choice) bool {
-	return d.sleepSets && x.sleeping(i, c)
+	if d.landslideSleep {
+		return x.sleeping(i, c)
+	}
+	if !d.sleepSets || i >= len(d.nodes) {
+		return false
+	}
+	return slices.ContainsFunc(d.nodes[i].sleep, func(e event) bool { return e.choice() == c })
 }
 
 // Branch tags, for each conflict of the new interleaving not ordered by
 // happens-before, the alternative that reverses it (tagPair).
 func (d *dporStrategy) Branch(x *Explorer, br *Branch) error {
+	if d.sleepSets {
+		d.nodes = d.nodes[:len(x.nodes)] // a branch that ended at once pushed no node
+		if n := len(x.trs); n > 0 && n == len(x.nodes) {
+			// The last transition pushed no node: note it as its
+			// node's current child.
+			p := &d.nodes[n-1]
+			if p.cur != nil {
+				p.done = append(p.done, *p.cur)
+			}
+			ev := x.event(n - 1)
+			p.cur = &ev
+		}
+	}
 	races := x.an.racesFrom(x.lastDiv)
 	if d.allPairs {
 		races = br.NewPairs
 	}
 	for _, p := range races {
 		x.noteRace(p[0], p[1])
-		x.tagPair(x.lockRace(p[0], p[1]), p[1])
+		if i := x.lockRace(p[0], p[1]); d.landslideSleep {
+			x.tagPair(i, p[1]) // the thesis's rule
+		} else {
+			x.tagRace(i, p[1])
+		}
 		x.rsNext = nil
 	}
 	x.injectConflicts(br.NewPairs)
@@ -194,6 +269,54 @@ func (x *Explorer) probe() error {
 	return nil
 }
 
+// tagRace reverses the race (i, j) as source-set DPOR does (Abdulla,
+// Aronis, Jonsson and Sagonas 2014, Algorithm 1). v is the transitions
+// after i that do not happen after it, up to j, then j; its initials are
+// the threads whose first transition in v happens after no other in v.
+// When j's thread is one (j happens after none of them), this is the
+// thesis's rule (tagPair). When it is not, j read what a transition of v
+// wrote: running j's thread first at i would run another transition than
+// j, so an initial runs first there instead, unless one already ran or is
+// tagged there, or each is asleep (its subtree is covered). The thesis's
+// rule alone, without a look at every thread's next transition at every
+// node (Flanagan and Godefroid's next(s, p)), can leave final states out
+// where what a step touches depends on the values it reads
+// (TestStateDependentAccesses).
+func (x *Explorer) tagRace(i, j int) {
+	var v []int
+	for k := i + 1; k < j; k++ {
+		if !x.an.happensAfter(i, k) {
+			v = append(v, k)
+		}
+	}
+	v = append(v, j)
+	var inits []record.TID
+	for a, k := range v {
+		q := x.trs[k].Thread
+		if contains(inits, q) || slices.ContainsFunc(v[:a], func(m int) bool { return x.trs[m].Thread == q || x.an.happensAfter(m, k) }) {
+			continue
+		}
+		inits = append(inits, q)
+	}
+	p := x.trs[j].Thread
+	n := &x.nodes[i]
+	if contains(inits, p) || !slices.ContainsFunc(inits, func(q record.TID) bool { return contains(n.runnable, q) }) {
+		x.tagPair(i, j)
+		return
+	}
+	for _, q := range inits {
+		if contains(n.explored, q) || contains(n.tagged, q) {
+			return
+		}
+	}
+	for _, q := range inits {
+		if contains(n.runnable, q) && !x.strat.Skip(x, i, record.Choice{Thread: q}) {
+			x.tag(i, q)
+			return
+		}
+	}
+}
+
 // tagPair applies the thesis's tagging rule to the conflict (i, j). When
 // j's thread was at its _xbegin at i and took an injected abort on the
 // way to j, the reversal runs that abort at i. A conflict abort is not
@@ -221,7 +344,10 @@ func (x *Explorer) tagPair(i, j int) {
 	}
 }
 
-// sleeping is the sleep-set check (equiv_already_explored): c's thread
+// sleeping is Landslide's sleep-set check (equiv_already_explored), with
+// Spec.LandslideSleepSets. Unsound where a transition's accesses depend on
+// the values it reads (TestStateDependentAccesses): t_n, compared below,
+// runs after t_i and may differ from what q runs at i. c's thread
 // q's next transition from node i is t_n, made by the same choice c (the
 // same _xbegin result); if some ancestor k < i already explored c and
 // every transition from k to i is independent of t_n, then running c at
@@ -258,4 +384,82 @@ func (x *Explorer) sleeping(i int, c record.Choice) bool {
 		}
 	}
 	return false
+}
+
+// DPORNode is the dpor strategy's sleep-set state at one node, in a
+// Frontier.
+type DPORNode struct {
+	Sleep []FrontierEvent `msgpack:",omitempty"`
+	Done  []FrontierEvent `msgpack:",omitempty"`
+	Cur   *FrontierEvent  `msgpack:",omitempty"`
+}
+
+func (d *dporStrategy) save(f *Frontier) {
+	if !d.sleepSets {
+		return
+	}
+	f.DPOR = make([]DPORNode, len(d.nodes))
+	for i, n := range d.nodes {
+		f.DPOR[i].Sleep = saveEvents(n.sleep)
+		f.DPOR[i].Done = saveEvents(n.done)
+		if n.cur != nil {
+			e := n.cur.save()
+			f.DPOR[i].Cur = &e
+		}
+	}
+}
+
+// load restores the sleep sets. A frontier stored before the strategy
+// kept them has none: the exploration goes on with empty ones, which
+// prunes less but leaves nothing out.
+func (d *dporStrategy) load(f *Frontier) error {
+	if !d.sleepSets {
+		return nil
+	}
+	if len(f.DPOR) == 0 {
+		d.nodes = make([]dporNode, len(f.Nodes))
+		return nil
+	}
+	if len(f.DPOR) != len(f.Nodes) {
+		return fmt.Errorf("%w: DPOR sleep sets for %d nodes, the path has %d", ErrFrontier, len(f.DPOR), len(f.Nodes))
+	}
+	d.nodes = make([]dporNode, len(f.DPOR))
+	for i, fn := range f.DPOR {
+		n := &d.nodes[i]
+		var err error
+		if n.sleep, err = loadEvents(fn.Sleep); err != nil {
+			return err
+		}
+		if n.done, err = loadEvents(fn.Done); err != nil {
+			return err
+		}
+		if fn.Cur != nil {
+			e, err := fn.Cur.load()
+			if err != nil {
+				return err
+			}
+			n.cur = &e
+		}
+	}
+	return nil
+}
+
+func saveEvents(es []event) []FrontierEvent {
+	var out []FrontierEvent
+	for i := range es {
+		out = append(out, es[i].save())
+	}
+	return out
+}
+
+func loadEvents(fs []FrontierEvent) ([]event, error) {
+	var out []event
+	for i := range fs {
+		e, err := fs[i].load()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }

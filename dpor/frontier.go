@@ -42,6 +42,9 @@ type Frontier struct {
 	// CBDPOR is CB-DPOR's state, one entry per node (its sleep sets and
 	// the transitions its preempted threads sleep with).
 	CBDPOR []CBNode `msgpack:",omitempty"`
+	// DPOR is the dpor strategy's sleep sets, one entry per node (absent
+	// from frontiers stored before it kept them, and without sleep sets).
+	DPOR []DPORNode `msgpack:",omitempty"`
 	// SleepBlocked counts the executions abandoned with every runnable
 	// thread asleep (in Executed, not in Branches).
 	SleepBlocked int `msgpack:",omitempty"`

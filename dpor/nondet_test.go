@@ -96,10 +96,10 @@ func size(prog [][]op) int {
 
 // TestNondetOptimalTraces: on random lock-free programs with nondet
 // calls, optimal DPOR explores every trace (values included) of full
-// enumeration, and no other. It is not optimal with nondet calls (a
-// transition's variants stay out of the sleep sets: see advance), but
-// explores fewer interleavings than the dpor strategy over the programs;
-// the log gives the counts.
+// enumeration, and no other, and so does the dpor strategy. Optimal DPOR
+// is not optimal with nondet calls (a transition's variants stay out of
+// the sleep sets: see advance); the log gives the counts (on 2026-11-26:
+// 24,469 traces, optimal DPOR 35,775 interleavings, dpor 26,043).
 func TestNondetOptimalTraces(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	total, opt, dp := 0, 0, 0
@@ -107,21 +107,18 @@ func TestNondetOptimalTraces(t *testing.T) {
 		prog := withNondet(r, lockFreeProgram(r), 3)
 		all, _ := traces(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}})
 		got, run := traces(t, newModel(prog...), Options{Spec: Spec{Strategy: "optimal"}})
-		_, d := traces(t, newModel(prog...), Options{})
+		dgot, d := traces(t, newModel(prog...), Options{})
 		for tr := range got {
 			if all[tr] == 0 {
 				t.Fatalf("program %d %v: explored trace %q that enumeration never reaches", n, prog, tr)
 			}
 		}
-		if len(got) != len(all) {
-			t.Fatalf("program %d %v: %d traces explored, enumeration has %d", n, prog, len(got), len(all))
+		if len(got) != len(all) || len(dgot) != len(all) {
+			t.Fatalf("program %d %v: %d traces explored by optimal DPOR, %d by dpor, enumeration has %d", n, prog, len(got), len(dgot), len(all))
 		}
 		total += len(all)
 		opt += run.res.Interleavings
 		dp += d.res.Interleavings
 	}
 	t.Logf("%d traces: optimal DPOR %d interleavings, dpor %d", total, opt, dp)
-	if opt > dp {
-		t.Errorf("optimal DPOR explored %d interleavings, dpor %d", opt, dp)
-	}
 }

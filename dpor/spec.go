@@ -20,6 +20,11 @@ type Spec struct {
 	// scheduling happens-before, as the thesis does, instead of only the
 	// direct races (see analysis.add).
 	AllPairs bool
+	// LandslideSleepSets (dpor) replaces the sleep sets by Landslide's
+	// check (equiv_already_explored), which can leave final states out
+	// where a step's accesses depend on the values it reads: only to
+	// reproduce the thesis's figures.
+	LandslideSleepSets bool `msgpack:",omitempty"`
 	// MaxBound (icb) is the largest preemption bound explored; nil for no
 	// cap (until a round drops no alternative).
 	MaxBound *int

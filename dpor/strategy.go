@@ -121,8 +121,8 @@ func (x *Explorer) tagAll(i int) {
 }
 
 // onlyParams refuses the Spec parameters that strategy name does not take
-// (allowed lists those it does: sleep-sets, all-pairs, max-bound, seed,
-// depth).
+// (allowed lists those it does: sleep-sets, all-pairs,
+// landslide-sleep-sets, max-bound, seed, depth).
 func onlyParams(s Spec, name string, allowed ...string) error {
 	set := []struct {
 		param, what string
@@ -130,6 +130,7 @@ func onlyParams(s Spec, name string, allowed ...string) error {
 	}{
 		{"sleep-sets", "a sleep-set setting (--no-sleep-sets)", s.NoSleepSets},
 		{"all-pairs", "the AllPairs setting", s.AllPairs},
+		{"landslide-sleep-sets", "Landslide's sleep-set check", s.LandslideSleepSets},
 		{"max-bound", "a preemption bound (--preemption-bound)", s.MaxBound != nil},
 		{"seed", "a seed (--seed)", s.Seed != 0},
 		{"depth", "a PCT depth (--depth)", s.Depth != 0},

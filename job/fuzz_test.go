@@ -15,7 +15,8 @@ import (
 // FuzzDecodeStored: the job's stored values (spec, frontier, race state)
 // come from the store or an imported archive; decoding and resuming from
 // arbitrary bytes returns errors, never panics. Seeded with real
-// encodings of a mutex_test exploration, and of a transactional one
+// encodings of a mutex_test exploration (its sleep sets too), and of a
+// transactional one
 // (htm2 under retry sets: injected aborts, retry tags and constraints in
 // the frontier).
 func FuzzDecodeStored(f *testing.F) {
@@ -36,6 +37,9 @@ func FuzzDecodeStored(f *testing.F) {
 	}
 	if _, err := x.Run(context.Background()); err != nil {
 		f.Fatal(err)
+	}
+	if len(x.Frontier().DPOR) == 0 {
+		f.Fatal("dpor: no sleep sets in the frontier")
 	}
 	_, htmImg := image(f, "htm/htm2")
 	htmCfg := kernel.Config{Args: []string{"htm2", "2", "2"}, MaxInstructions: 1 << 20}
