@@ -9,9 +9,10 @@ import (
 )
 
 // The default strategy: dynamic partial-order reduction as Landslide does
-// it (thesis §3.4.2, §3.4.5), with the sleep-set refinement unless
-// Spec.NoSleepSets, reversing the direct races (or, with Spec.AllPairs,
-// every conflicting pair as the thesis does).
+// it (thesis §3.4.2, §3.4.5), reversing the direct races (or, with
+// Spec.AllPairs, every conflicting pair as the thesis does) through a
+// source-set initial (tagRace), with sleep sets unless Spec.NoSleepSets;
+// Spec.LandslideSleepSets is the thesis's own rule and check.
 func init() {
 	register("dpor", "dynamic partial-order reduction with sleep sets (the default)", true, func(s Spec) (Strategy, error) {
 		if err := onlyParams(s, "dpor", "sleep-sets", "all-pairs", "landslide-sleep-sets"); err != nil {
@@ -89,8 +90,9 @@ func (d *dporStrategy) Skip(x *Explorer, i int, c record.Choice) bool {
 	return slices.ContainsFunc(d.nodes[i].sleep, func(e event) bool { return e.choice() == c })
 }
 
-// Branch tags, for each conflict of the new interleaving not ordered by
-// happens-before, the alternative that reverses it (tagPair).
+// Branch tags, for each race of the new interleaving, the alternative
+// that reverses it (tagRace; tagPair with Spec.LandslideSleepSets), and
+// notes the branch's last transition in its node's sleep-set state.
 func (d *dporStrategy) Branch(x *Explorer, br *Branch) error {
 	if d.sleepSets {
 		d.nodes = d.nodes[:len(x.nodes)] // a branch that ended at once pushed no node
@@ -309,6 +311,7 @@ func (x *Explorer) tagRace(i, j int) {
 			return
 		}
 	}
+	x.rsNext = nil // a retry set is for p's tag only
 	for _, q := range inits {
 		if contains(n.runnable, q) && !x.strat.Skip(x, i, record.Choice{Thread: q}) {
 			x.tag(i, q)
