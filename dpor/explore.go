@@ -301,6 +301,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 		res.Executed, res.Transitions, res.Interleavings = x.executed, x.nTrans, x.branches
 		res.Estimate, res.Bound, res.Budgeted = x.Estimate(), x.bound, x.budgeted
 		res.Depth, res.SleepBlocked = len(x.trs), x.sleepBlocked
+		res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
 	} else {
 		if done, _ := x.m.Ended(); done {
 			return nil, errors.New("the machine has already ended")
