@@ -363,9 +363,9 @@ func TestChessAtomic(t *testing.T) {
 // of another thread, and the strategies reverse those to reach it, not
 // to reach each combination of the others.) The dpor strategy, with or
 // without sleep sets and AllPairs, also reaches every Mazurkiewicz trace
-// (Result.Traces) where no execution fails. Landslide's sleep-set check with the thesis's tagging
-// rule does not: on the program at the end it misses the final state
-// v = [0 0 1], and optimal DPOR misses a final state on program 224.
+// (Result.Traces) where no execution fails, and so does optimal DPOR.
+// Landslide's sleep-set check with the thesis's tagging rule does not: on
+// the program at the end it misses the final state v = [0 0 1].
 func TestStateDependentAccesses(t *testing.T) {
 	var traces int
 	outcomes := func(prog [][]op, spec Spec) map[string]bool {
@@ -382,14 +382,32 @@ func TestStateDependentAccesses(t *testing.T) {
 		}})
 		return out
 	}
-	r := rand.New(rand.NewPCG(13, 14))
-	kinds := []opKind{opSet, opLoad, opCond, opCond, opAdd, opCopy, opAssert}
 	compared := 0
 	defer func() {
 		if compared < 50 {
 			t.Errorf("only %d programs without failures: the traces are hardly compared", compared)
 		}
 	}()
+	check := func(name string, prog [][]op) {
+		all := outcomes(prog, Spec{Strategy: "full"})
+		allTraces := traces
+		// A failure cuts executions short: their prefixes are traces
+		// of their own, reached or not (TestClassIsMazurkiewicz).
+		failing := slices.ContainsFunc(keys(all), func(k string) bool { return strings.HasPrefix(k, "assert") })
+		if !failing {
+			compared++
+		}
+		for _, spec := range []Spec{{}, {AllPairs: true}, {NoSleepSets: true}, {NoSleepSets: true, AllPairs: true}, {Strategy: "optimal"}, {Strategy: "cbdpor"}, {Strategy: "icb"}} {
+			if got := outcomes(prog, spec); !maps.Equal(got, all) {
+				t.Fatalf("%s %v: %+v reached %v, full enumeration %v", name, prog, spec, keys(got), keys(all))
+			}
+			if (spec.Strategy == "" || spec.Strategy == "optimal") && !failing && traces != allTraces {
+				t.Fatalf("%s %v: %+v reached %d traces, full enumeration %d", name, prog, spec, traces, allTraces)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	kinds := []opKind{opSet, opLoad, opCond, opCond, opAdd, opCopy, opAssert}
 	for n := 0; n < 300; n++ {
 		prog := make([][]op, 2+r.IntN(2))
 		for i := range prog {
@@ -401,24 +419,26 @@ func TestStateDependentAccesses(t *testing.T) {
 				prog[i] = append(prog[i], o)
 			}
 		}
-		all := outcomes(prog, Spec{Strategy: "full"})
-		allTraces := traces
-		// A failure cuts executions short: their prefixes are traces
-		// of their own, reached or not (TestClassIsMazurkiewicz).
-		failing := slices.ContainsFunc(keys(all), func(k string) bool { return strings.HasPrefix(k, "assert") })
-		if !failing {
-			compared++
-		}
-		// Not optimal DPOR: on program 224 it misses the final state
-		// v = [1 5 0 0] with registers [0 0 0] (an open bug).
-		for _, spec := range []Spec{{}, {AllPairs: true}, {NoSleepSets: true}, {NoSleepSets: true, AllPairs: true}, {Strategy: "cbdpor"}, {Strategy: "icb"}} {
-			if got := outcomes(prog, spec); !maps.Equal(got, all) {
-				t.Fatalf("program %d %v: %+v reached %v, full enumeration %v", n, prog, spec, keys(got), keys(all))
-			}
-			if spec.Strategy == "" && !failing && traces != allTraces {
-				t.Fatalf("program %d %v: %+v reached %d traces, full enumeration %d", n, prog, spec, traces, allTraces)
-			}
-		}
+		check(fmt.Sprint("program ", n), prog)
+	}
+	// Programs of other seeds on which optimal DPOR lost a final state
+	// before it re-ran a race's reversed transition (see the optimal
+	// strategy's comment): 224 above, and these. Two more still do, an
+	// open bug: optimal DPOR misses the final state [3 1 1 0] with
+	// registers [2 2 0] of {{opCond 1 2} {opAdd 0 2}} {{opCond 2 1}
+	// {opCond 0 0} {opCopy 1 2}} {{opAdd 1 2} {opCopy 0 1} {opAssert 0 1}
+	// {opLoad 2 0}}, and thread 1's failure in {{opAssert 0 0} {opAssert
+	// 1 1} {opCond 1 1}} {{opSet 1 2} {opCopy 1 0} {opLoad 1 1}} {{opAdd 2
+	// 2} {opLoad 2 2} {opCopy 0 1} {opLoad 0 1}}: a wakeup-tree leaf
+	// stands for a sequence whose trace the exploration below it never
+	// reaches.
+	for n, prog := range [][][]op{
+		{{{opLoad, 1, 2}, {opSet, 2, 2}}, {{opCond, 2, 2}, {opSet, 1, 1}}, {{opCond, 1, 2}, {opCond, 1, 0}, {opCond, 1, 2}, {opAdd, 2, 1}}},
+		{{{opLoad, 0, 2}, {opAdd, 1, 1}, {opLoad, 0, 2}}, {{opLoad, 0, 2}, {opAssert, 1, 2}}, {{opAssert, 1, 0}, {opSet, 1, 2}, {opCopy, 0, 1}}},
+		{{{opLoad, 2, 2}, {opSet, 1, 1}}, {{opLoad, 0, 2}, {opSet, 0, 2}, {opCond, 2, 1}}, {{opAssert, 1, 0}, {opCond, 1, 0}}},
+		{{{opAdd, 2, 2}, {opCond, 1, 0}, {opCond, 2, 0}}, {{opLoad, 2, 0}, {opCopy, 1, 1}, {opSet, 1, 2}}, {{opCond, 0, 1}, {opAdd, 2, 2}, {opCopy, 2, 1}}},
+	} {
+		check(fmt.Sprint("regression ", n), prog)
 	}
 	// Landslide's check compares t_n, thread 1's copy after thread 2's
 	// add, where the copy ran before it at the node it was tagged.
