@@ -19,10 +19,10 @@ import (
 // follows the tree's sequences first. A sequence is inserted only when no
 // thread asleep at the node is one of its weak initials (WI), and only
 // where the tree holds no sequence it is already "redundant" with
-// (insert[E](v, wut)). The result: each Mazurkiewicz trace of the transitions is
-// explored once, and no execution ends with every runnable thread asleep
-// (sleep-set blocked), which Result.SleepBlocked counts and the
-// benchmarks assert to be 0.
+// (insert[E](v, wut)). The result: each Mazurkiewicz trace of the
+// transitions is explored once, and no execution ends with every
+// runnable thread asleep (sleep-set blocked), which Result.SleepBlocked
+// counts and the benchmarks assert to be 0.
 //
 // Programs where what a step touches depends on what it reads need one
 // departure from the paper, whose events are fixed by the trace: e′
