@@ -223,10 +223,7 @@ func (s *cbStrategy) save(f *Frontier) {
 	f.CBDPOR = make([]CBNode, len(s.nodes))
 	for i, n := range s.nodes {
 		f.CBDPOR[i].Sleep = saveEvents(n.sleep)
-		if n.lev != nil {
-			e := n.lev.save()
-			f.CBDPOR[i].Last = &e
-		}
+		f.CBDPOR[i].Last = saveEventPtr(n.lev)
 		f.CBDPOR[i].Marked = n.marked
 	}
 }
@@ -242,12 +239,8 @@ func (s *cbStrategy) load(f *Frontier) error {
 		if n.sleep, err = loadEvents(fn.Sleep); err != nil {
 			return err
 		}
-		if fn.Last != nil {
-			e, err := fn.Last.load()
-			if err != nil {
-				return err
-			}
-			n.lev = &e
+		if n.lev, err = loadEventPtr(fn.Last); err != nil {
+			return err
 		}
 		n.marked = fn.Marked
 	}

@@ -405,10 +405,7 @@ func (d *dporStrategy) save(f *Frontier) {
 	for i, n := range d.nodes {
 		f.DPOR[i].Sleep = saveEvents(n.sleep)
 		f.DPOR[i].Done = saveEvents(n.done)
-		if n.cur != nil {
-			e := n.cur.save()
-			f.DPOR[i].Cur = &e
-		}
+		f.DPOR[i].Cur = saveEventPtr(n.cur)
 	}
 }
 
@@ -436,12 +433,8 @@ func (d *dporStrategy) load(f *Frontier) error {
 		if n.done, err = loadEvents(fn.Done); err != nil {
 			return err
 		}
-		if fn.Cur != nil {
-			e, err := fn.Cur.load()
-			if err != nil {
-				return err
-			}
-			n.cur = &e
+		if n.cur, err = loadEventPtr(fn.Cur); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -453,6 +446,27 @@ func saveEvents(es []event) []FrontierEvent {
 		out = append(out, es[i].save())
 	}
 	return out
+}
+
+// saveEventPtr saves an optional event (nil stays nil).
+func saveEventPtr(e *event) *FrontierEvent {
+	if e == nil {
+		return nil
+	}
+	o := e.save()
+	return &o
+}
+
+// loadEventPtr loads an optional event (nil stays nil).
+func loadEventPtr(o *FrontierEvent) (*event, error) {
+	if o == nil {
+		return nil, nil
+	}
+	e, err := o.load()
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
 }
 
 func loadEvents(fs []FrontierEvent) ([]event, error) {

@@ -601,14 +601,9 @@ func loadTree(ts []OptimalTree) ([]*wnode, error) {
 func (s *optimalStrategy) save(f *Frontier) {
 	out := make([]OptimalNode, len(s.nodes))
 	for i, n := range s.nodes {
-		for _, e := range n.sleep {
-			out[i].Sleep = append(out[i].Sleep, e.save())
-		}
+		out[i].Sleep = saveEvents(n.sleep)
 		out[i].Wut = saveTree(n.wut.kids)
-		if n.cur != nil {
-			c := n.cur.save()
-			out[i].Cur = &c
-		}
+		out[i].Cur = saveEventPtr(n.cur)
 	}
 	f.Optimal = out
 }
@@ -622,24 +617,15 @@ func (s *optimalStrategy) load(f *Frontier) error {
 	s.nodes = make([]optNode, len(ns))
 	for i := range ns {
 		n := &s.nodes[i]
-		for k := range ns[i].Sleep {
-			e, err := ns[i].Sleep[k].load()
-			if err != nil {
-				return err
-			}
-			n.sleep = append(n.sleep, e)
-		}
-		kids, err := loadTree(ns[i].Wut)
-		if err != nil {
+		var err error
+		if n.sleep, err = loadEvents(ns[i].Sleep); err != nil {
 			return err
 		}
-		n.wut.kids = kids
-		if ns[i].Cur != nil {
-			c, err := ns[i].Cur.load()
-			if err != nil {
-				return err
-			}
-			n.cur = &c
+		if n.wut.kids, err = loadTree(ns[i].Wut); err != nil {
+			return err
+		}
+		if n.cur, err = loadEventPtr(ns[i].Cur); err != nil {
+			return err
 		}
 	}
 	return nil
