@@ -194,7 +194,7 @@ var optimalSeeds = flag.Int("optimal.seeds", 2, "TestOptimalRandomPrograms: how 
 // Mazurkiewicz traces. With -optimal.seeds 60 it runs the 18,000 programs
 // of BENCHMARKS.md (about 90 s); before the changes of "Optimal DPOR:
 // the wakeup tree's order, the whole notdep, every race" four of them
-// missed a final state or failure and fourteen missed traces.
+// missed a final state or failure and thirteen more missed traces.
 func TestOptimalRandomPrograms(t *testing.T) {
 	outcomes := func(prog [][]op, spec Spec) (map[string]bool, *Result) {
 		m := newModel(prog...)
