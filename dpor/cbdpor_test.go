@@ -372,6 +372,25 @@ func stateDependentProgram(r *rand.Rand) [][]op {
 	return prog
 }
 
+// stateOutcomes explores prog under spec and returns the outcomes it
+// reached: each failure (which thread failed where, not the others'
+// progress), and each final state with every thread's register; and the
+// exploration's result.
+func stateOutcomes(t *testing.T, prog [][]op, spec Spec) (map[string]bool, *Result) {
+	t.Helper()
+	m := newModel(prog...)
+	out := map[string]bool{}
+	r := explore(t, m, Options{Spec: spec, OnBranch: func(b *Branch) Stop {
+		if m.st.bug != nil {
+			out[m.outcome()] = true
+		} else {
+			out[fmt.Sprint(m.outcome(), m.st.reg)] = true
+		}
+		return Continue
+	}})
+	return out, r.res
+}
+
 // TestStateDependentAccesses: on random programs whose steps touch
 // different variables depending on what ran before (opCond), every
 // strategy that claims completeness reaches every outcome full enumeration
@@ -387,17 +406,8 @@ func stateDependentProgram(r *rand.Rand) [][]op {
 func TestStateDependentAccesses(t *testing.T) {
 	var traces int
 	outcomes := func(prog [][]op, spec Spec) map[string]bool {
-		m := newModel(prog...)
-		out := map[string]bool{}
-		defer func() { traces = explore(t, newModel(prog...), Options{Spec: spec}).res.Traces }()
-		explore(t, m, Options{Spec: spec, OnBranch: func(b *Branch) Stop {
-			if m.st.bug != nil {
-				out[m.outcome()] = true // which thread failed where, not the others' progress
-			} else {
-				out[fmt.Sprint(m.outcome(), m.st.reg)] = true
-			}
-			return Continue
-		}})
+		out, res := stateOutcomes(t, prog, spec)
+		traces = res.Traces
 		return out
 	}
 	compared := 0

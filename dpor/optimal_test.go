@@ -196,26 +196,13 @@ var optimalSeeds = flag.Int("optimal.seeds", 2, "TestOptimalRandomPrograms: how 
 // the wakeup tree's order, the whole notdep, every race" four of them
 // missed a final state or failure and thirteen more missed traces.
 func TestOptimalRandomPrograms(t *testing.T) {
-	outcomes := func(prog [][]op, spec Spec) (map[string]bool, *Result) {
-		m := newModel(prog...)
-		out := map[string]bool{}
-		r := explore(t, m, Options{Spec: spec, OnBranch: func(b *Branch) Stop {
-			if m.st.bug != nil {
-				out[m.outcome()] = true
-			} else {
-				out[fmt.Sprint(m.outcome(), m.st.reg)] = true
-			}
-			return Continue
-		}})
-		return out, r.res
-	}
 	var missedStates, missedTraces, blocked, executed, traces int
 	for seed := 100; seed < 100+*optimalSeeds; seed++ {
 		r := rand.New(rand.NewPCG(uint64(seed), uint64(seed)*7))
 		for n := 0; n < 300; n++ {
 			prog := stateDependentProgram(r)
-			all, full := outcomes(prog, Spec{Strategy: "full"})
-			got, opt := outcomes(prog, Spec{Strategy: "optimal"})
+			all, full := stateOutcomes(t, prog, Spec{Strategy: "full"})
+			got, opt := stateOutcomes(t, prog, Spec{Strategy: "optimal"})
 			blocked += opt.SleepBlocked
 			executed += opt.Executed
 			failing := slices.ContainsFunc(keys(all), func(k string) bool { return strings.HasPrefix(k, "assert") })
