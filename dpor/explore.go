@@ -420,21 +420,27 @@ func (x *Explorer) hasNext() bool {
 }
 
 // orderer is an optional interface of a Strategy that says which of
-// node i's tagged threads to explore first (first reports false to leave
-// the explorer's order: injected choices, then tags as they came).
+// node i's tagged threads or injected choices to explore first (first
+// reports false to leave the explorer's order: injected choices, then
+// tags as they came).
 type orderer interface {
 	first(x *Explorer, i int) (record.Choice, bool)
 }
 
-// next takes the first injected choice, or else the first tag, of the
-// deepest node that has one (hasNext must hold).
+// next takes the strategy's first choice (orderer), or else the first
+// injected choice, or else the first tag, of the deepest node that has
+// one (hasNext must hold).
 func (x *Explorer) next() (int, record.Choice) {
 	for d := len(x.nodes) - 1; d >= 0; d-- {
 		n := &x.nodes[d]
-		if o, ok := x.strat.(orderer); ok && len(n.tagged) > 0 {
+		if o, ok := x.strat.(orderer); ok && len(n.tagged)+len(n.inject) > 0 {
 			if ch, ok := o.first(x, d); ok {
 				if k := slices.Index(n.tagged, ch.Thread); ch.Value == 0 && k >= 0 {
 					n.tagged = slices.Delete(slices.Clone(n.tagged), k, k+1)
+					return d, ch
+				}
+				if k := slices.Index(n.inject, ch); ch.Value != 0 && k >= 0 {
+					n.inject = slices.Delete(slices.Clone(n.inject), k, k+1)
 					return d, ch
 				}
 			}

@@ -96,9 +96,15 @@ func (n *node) tried(c record.Choice) bool {
 // injectRetry injects RETRY for q at node i if q is at an _xbegin there
 // and the mode has retry aborts.
 func (x *Explorer) injectRetry(i int, q record.TID) {
-	if !x.opt.STM && x.atXbegin(i, q) && x.retryAllows(i, q) {
+	if x.retryAt(i, q) {
 		x.inject(i, q, record.XabortRetry)
 	}
+}
+
+// retryAt reports whether q is at an _xbegin at node i and the mode has
+// retry aborts there.
+func (x *Explorer) retryAt(i int, q record.TID) bool {
+	return !x.opt.STM && x.atXbegin(i, q) && x.retryAllows(i, q)
 }
 
 // injectConflicts adds, with Spec.AbortCodes, a CONFLICT abort before

@@ -25,17 +25,19 @@ type model struct {
 type opKind uint8
 
 const (
-	opLoad   opKind = iota // reg = var
-	opInc                  // reg++ (thread-local)
-	opStore                // var = reg
-	opLock                 // acquire mutex; while held, a failed attempt that waits for an unlock
-	opUnlock               // release mutex
-	opAssert               // fail if var != arg
-	opAdd                  // var += arg (one read-modify-write access)
-	opNondet               // reg = a value of [0, arg); a nonzero one is also stored to var
-	opSet                  // var = arg
-	opCopy                 // var = variable arg (a read of arg and a write of var)
-	opCond                 // reg = var; if reg != 0, also var arg = 1 (what it touches depends on what ran before)
+	opLoad     opKind = iota // reg = var
+	opInc                    // reg++ (thread-local)
+	opStore                  // var = reg
+	opLock                   // acquire mutex; while held, a failed attempt that waits for an unlock
+	opUnlock                 // release mutex
+	opAssert                 // fail if var != arg
+	opAdd                    // var += arg (one read-modify-write access)
+	opNondet                 // reg = a value of [0, arg); a nonzero one is also stored to var
+	opSet                    // var = arg
+	opCopy                   // var = variable arg (a read of arg and a write of var)
+	opCond                   // reg = var; if reg != 0, also var arg = 1 (what it touches depends on what ran before)
+	opTxn                    // _xbegin: the choice's value 0 commits var += arg (reg = 0); an abort status runs nothing (reg = 1)
+	opFallback               // if reg != 0: var += arg (one atomic read-modify-write), else nothing
 )
 
 type op struct {
@@ -161,6 +163,19 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 			m.st.vars[o.arg] = 1
 			tr.Accesses = append(tr.Accesses, record.Access{Addr: uint64(varBase + 8*o.arg), Size: 8, Write: true})
 		}
+	case opTxn:
+		m.st.reg[i] = 0
+		if c.Value != 0 {
+			m.st.reg[i] = 1
+			break
+		}
+		m.st.vars[o.v] += o.arg
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8}, record.Access{Addr: addr, Size: 8, Write: true})
+	case opFallback:
+		if m.st.reg[i] != 0 {
+			m.st.vars[o.v] += o.arg
+			tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true, Atomic: true})
+		}
 	case opAdd:
 		m.st.vars[o.v] += o.arg
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true, Atomic: true})
@@ -216,7 +231,10 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 		m.st.nv[i] = c.Value
 		return tr, nil
 	}
-	if c.Value != 0 {
+	if m.st.pc[i] < len(m.prog[i]) && m.prog[i][m.st.pc[i]].kind == opTxn {
+		tr.PP = record.PP{Kind: record.PPXbegin}
+	}
+	if c.Value != 0 && o.kind != opTxn {
 		return nil, fmt.Errorf("choice %d:%d: the transition ends at no nondet call", c.Thread, c.Value)
 	}
 	return tr, nil
