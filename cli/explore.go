@@ -215,6 +215,9 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 	stderr := cmd.ErrOrStderr()
 	res, run := r.Result, r.Run
 	code := exitCode(r.Verdict.Outcome)
+	if res.Caveat != "" {
+		fmt.Fprintf(stderr, "landslide: warning: %s\n", res.Caveat)
+	}
 	var files []string
 	var writeErr error
 	if res.Trace != nil {

@@ -47,3 +47,26 @@ func TestRunReplayKeepsFlags(t *testing.T) {
 		t.Errorf("the replay line runs differently: %s (%v), want %s (%v)", again.TraceHash, again.Bug, first.TraceHash, first.Bug)
 	}
 }
+
+// TestOptimalTMCaveat: optimal DPOR on a program with transactions says
+// that it is not exact there (it can miss interleavings in which
+// transactions abort), on stderr, in text and JSON mode alike; the
+// default strategy, which explores them all, and optimal DPOR on a
+// program without transactions say nothing of the kind.
+func TestOptimalTMCaveat(t *testing.T) {
+	counter, plain := fixture(t, "htm/counter"), fixture(t, "ref/fig1")
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"explore", counter, "--strategy", "optimal", "--no-store", "--", "2", "1"}, true},
+		{[]string{"explore", counter, "--strategy", "optimal", "--no-store", "--json", "--", "2", "1"}, true},
+		{[]string{"explore", counter, "--no-store", "--", "2", "1"}, false},
+		{[]string{"explore", plain, "--strategy", "optimal", "--no-store"}, false},
+	} {
+		_, _, errOut := runCLI(c.args...)
+		if got := strings.Contains(errOut, "optimal DPOR is not exact on programs with transactions"); got != c.want {
+			t.Errorf("%v: caveat %v, want %v; stderr:\n%s", c.args, got, c.want, errOut)
+		}
+	}
+}

@@ -158,6 +158,9 @@ type Result struct {
 	TracesAtLeast bool
 	Estimate      estimator.Estimate
 	Stopped       Stop // why an incomplete exploration stopped
+	// Caveat, if set, says why the strategy's claim (each trace of the
+	// state space explored) may not hold for this program.
+	Caveat string
 	// Depth is the number of transitions of the last interleaving.
 	Depth int
 }
@@ -228,6 +231,7 @@ type Explorer struct {
 	// sampling: the strategy does not enumerate the tree (random walks),
 	// so the estimator's size, proportion and ETA mean nothing.
 	sampling bool
+	caveat   string // Result.Caveat
 	// rsNext is the retry set of the race being tagged (retry.go);
 	// consNext the constraints for the node being pushed.
 	rsNext   retryCons
@@ -302,6 +306,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 		res.Estimate, res.Bound, res.Budgeted = x.Estimate(), x.bound, x.budgeted
 		res.Depth, res.SleepBlocked = len(x.trs), x.sleepBlocked
 		res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
+		res.Caveat = x.caveat
 	} else {
 		if done, _ := x.m.Ended(); done {
 			return nil, errors.New("the machine has already ended")
@@ -335,6 +340,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			res.SleepBlocked = x.sleepBlocked
 			res.Depth = len(br.Transitions)
 			res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
+			res.Caveat = x.caveat
 			stop := Continue
 			if x.opt.OnBranch != nil {
 				stop = x.opt.OnBranch(br)

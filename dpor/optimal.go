@@ -89,6 +89,9 @@ func init() {
 	})
 }
 
+// OptimalTMCaveat is Result.Caveat where optimal DPOR met an _xbegin.
+const OptimalTMCaveat = "optimal DPOR is not exact on programs with transactions: it can miss interleavings in which transactions abort (the dpor strategy explores them all)"
+
 // event is a transition as the strategy compares it: its thread, what it
 // touched, and the threads whose runnability it changed.
 type event struct {
@@ -195,6 +198,9 @@ func (s *optimalStrategy) Reached(x *Explorer, i int) {
 		if !q.dependent(&ev) {
 			n.sleep = append(n.sleep, q)
 		}
+	}
+	if len(x.nodes[i].xb) > 0 {
+		x.caveat = OptimalTMCaveat
 	}
 	// A sequence whose next thread cannot run here was built from a
 	// wrong guess of what it would do (see the package comment on
