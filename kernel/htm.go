@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"slices"
 
 	"landslide/emu/mem"
 	"landslide/record"
@@ -20,8 +21,14 @@ import (
 // switch, which the hardware may always abort), rolls the machine back
 // to the _xbegin, which then returns the abort status, and the thread
 // runs on into its failure path in the same transition. Nothing of the
-// aborted body stays: memory, heap, registers, and the accesses and sync
-// events it recorded.
+// aborted body stays in the machine: memory, heap, registers. The
+// transition keeps the body's reads, though, between its SyncTxnBegin and
+// SyncTxnAbort: what the body read decided that it aborted (htm2's
+// transaction aborts itself when it reads prevent_transactions raised),
+// so another thread's write to those locations is a dependency DPOR must
+// reverse, and for the race analysis the reads were made inside the
+// transaction, under its global lock (Thm 4). Its writes, and its other
+// sync events, never happened.
 //
 // Misuse is a bug: a nested _xbegin, _xend or _xabort outside a
 // transaction.
@@ -91,11 +98,36 @@ func (k *Kernel) selfAbort(status uint64) {
 	k.cpu.X, k.cpu.PC = tx.regs, tx.pc
 	k.cpu.ClearReservation()
 	k.st = tx.st.clone()
-	k.tr.Accesses = k.tr.Accesses[:tx.nAcc]
-	k.tr.Sync = k.tr.Sync[:tx.nSync]
-	k.seenFor = nil // the access index is rebuilt from what is left
+	k.tr.Accesses = append(k.tr.Accesses[:tx.nAcc], abortedReads(k.tr.Accesses[tx.nAcc:], k.tr.Sync[tx.nSync:], tx.nSync+1)...)
+	k.tr.Sync = k.tr.Sync[:tx.nSync+1] // up to the SyncTxnBegin
+	k.seenFor = nil                    // the access index is rebuilt from what is left
 	k.cpu.X[10] = status
 	k.syncEvent(record.SyncEvent{Kind: record.SyncTxnAbort, Arg: status, PC: tx.beginP})
+}
+
+// abortedReads is what an aborted transaction's body leaves of its
+// accesses body (recorded with the sync events events, the first its
+// SyncTxnBegin): its reads (an atomic read-modify-write's read too),
+// renumbered to follow the begin (sync, the
+// number of sync events kept), except those of heap blocks the body
+// allocated itself, which the rollback unmade (their Block and Gen go to
+// the next allocation). It filters body in place.
+func abortedReads(body []record.Access, events []record.SyncEvent, sync int) []record.Access {
+	out := body[:0]
+	for _, a := range body {
+		if a.Write && !a.Atomic {
+			continue
+		}
+		a.Write = false // an AMO or SC read the location; its write never happened
+		if a.Block != 0 && slices.ContainsFunc(events, func(e record.SyncEvent) bool {
+			return e.Kind == record.SyncAlloc && e.Block == a.Block && e.Gen == a.Gen
+		}) {
+			continue
+		}
+		a.Sync = uint32(sync)
+		out = append(out, a)
+	}
+	return out
 }
 
 // abortStatus is the status of an abort of this cause, as the

@@ -497,6 +497,15 @@ func (a *Analyzer) event(t int32, e *record.SyncEvent) {
 		if pure {
 			a.vc.release(t, txnLock.addr)
 		}
+	case record.SyncTxnAbort:
+		// A transaction that aborted itself began (its reads stay, under
+		// the lock: kernel's htm.go); an injected abort never held it.
+		if a.ls.has(th.ls, txnLock) {
+			th.ls = a.ls.remove(th.ls, txnLock)
+			if pure {
+				a.vc.release(t, txnLock.addr)
+			}
+		}
 	case record.SyncEnter:
 		f := classify(e.Func)
 		if f == fnOther {

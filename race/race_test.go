@@ -886,3 +886,31 @@ func mustSyncFunc(name string) record.SyncFunc {
 	}
 	return fn
 }
+
+// TestTxnAbortReleases: a transaction that aborts itself began (its
+// reads stay in the transition, kernel's htm.go), so its abort releases
+// the transactions' global lock: its reads are inside it, what follows
+// is not. An injected abort never held it and releases nothing (in Pure
+// mode a release would order the thread's earlier accesses before the
+// next transaction).
+func TestTxnAbortReleases(t *testing.T) {
+	const y = x + 0x40
+	begin := record.SyncEvent{Kind: record.SyncTxnBegin}
+	end := record.SyncEvent{Kind: record.SyncTxnEnd}
+	abort := record.SyncEvent{Kind: record.SyncTxnAbort, Arg: record.XabortRetry}
+	b := trs(
+		tr(1).create(2).ev(begin).rd(x, 0x100).ev(abort).wr(y, 0x104), // 0: read x, abort itself, write y
+		tr(2).ev(begin).wr(x, 0x200).wr(y, 0x204).ev(end),             // 1
+	)
+	got := New(Limited, Options{}).Branch(b, [][2]int{{0, 1}})
+	wantKeys(t, "limited, after a self-abort", got, [2]uint64{0x104, 0x204})
+
+	for _, md := range []Mode{Limited, Pure} {
+		b = trs(
+			tr(1).create(2).wr(y, 0x104).ev(abort), // 0: an injected abort
+			tr(2).ev(begin).wr(y, 0x204).ev(end),   // 1
+		)
+		got = New(md, Options{}).Branch(b, [][2]int{{0, 1}})
+		wantKeys(t, md.String()+", an injected abort", got, [2]uint64{0x104, 0x204})
+	}
+}
