@@ -58,6 +58,9 @@ func init() {
 		if s.RetrySets {
 			return nil, fmt.Errorf("retry sets are a reduction of the dpor strategy: not with CB-DPOR")
 		}
+		if s.AbortCodes {
+			return nil, errNoConflictAborts("CB-DPOR")
+		}
 		return &cbStrategy{max: s.MaxBound}, nil
 	}})
 }

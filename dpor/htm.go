@@ -1,6 +1,7 @@
 package dpor
 
 import (
+	"fmt"
 	"slices"
 
 	"landslide/record"
@@ -105,6 +106,14 @@ func (x *Explorer) injectRetry(i int, q record.TID) {
 // retry aborts there.
 func (x *Explorer) retryAt(i int, q record.TID) bool {
 	return !x.opt.STM && x.atXbegin(i, q) && x.retryAllows(i, q)
+}
+
+// errNoConflictAborts is the error of a strategy that does not inject
+// CONFLICT aborts, so cannot run with Spec.AbortCodes: optimal DPOR's
+// wakeup sequences would move an abort before the access that causes it,
+// and CB-DPOR's preemption-only sleep sets were never checked with them.
+func errNoConflictAborts(strategy string) error {
+	return fmt.Errorf("%s does not inject CONFLICT aborts, so it does not take distinct abort codes or STM mode (--abort-codes, --stm): use the dpor strategy", strategy)
 }
 
 // injectConflicts adds, with Spec.AbortCodes, a CONFLICT abort before

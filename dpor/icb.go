@@ -30,10 +30,13 @@ func init() {
 
 type icbStrategy struct{ max *int }
 
-func (s icbStrategy) Bound(r int) (int, bool)               { return boundedRound(s.max, r) }
-func (icbStrategy) Reached(x *Explorer, i int)              { x.tagAll(i) }
-func (icbStrategy) Pick(*Explorer) record.Choice            { return record.Choice{} }
-func (icbStrategy) Branch(*Explorer, *Branch) error         { return nil }
+func (s icbStrategy) Bound(r int) (int, bool)    { return boundedRound(s.max, r) }
+func (icbStrategy) Reached(x *Explorer, i int)   { x.tagAll(i) }
+func (icbStrategy) Pick(*Explorer) record.Choice { return record.Choice{} }
+func (icbStrategy) Branch(x *Explorer, br *Branch) error {
+	x.injectConflicts(br.NewPairs) // as full enumeration does
+	return nil
+}
 func (icbStrategy) Skip(*Explorer, int, record.Choice) bool { return false }
 
 // CHESS-atomic (the CB-DPOR thesis's §2.3, §6.1.1; CHESS as first
@@ -83,7 +86,8 @@ func (chessAtomic) Pick(x *Explorer) record.Choice {
 // Branch: a node where the last thread went on with an atomic access
 // branches on every thread; one where it went on otherwise, with another
 // thread able to run, is a switch point left out.
-func (chessAtomic) Branch(x *Explorer, _ *Branch) error {
+func (chessAtomic) Branch(x *Explorer, br *Branch) error {
+	x.injectConflicts(br.NewPairs) // as full enumeration does
 	for i := x.lastDiv; i < len(x.trs) && i < len(x.nodes); i++ {
 		n := &x.nodes[i]
 		if implicitCSP(n) || x.trs[i].Thread != n.prev {

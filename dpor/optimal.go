@@ -85,6 +85,9 @@ func init() {
 		if s.RetrySets {
 			return nil, fmt.Errorf("retry sets are a reduction of the dpor strategy: not with optimal DPOR")
 		}
+		if s.AbortCodes {
+			return nil, errNoConflictAborts("optimal DPOR")
+		}
 		return &optimalStrategy{}, nil
 	})
 }
