@@ -105,13 +105,13 @@ func (k *Kernel) selfAbort(status uint64) {
 	k.syncEvent(record.SyncEvent{Kind: record.SyncTxnAbort, Arg: status, PC: tx.beginP})
 }
 
-// abortedReads is what an aborted transaction's body leaves of its
-// accesses body (recorded with the sync events events, the first its
-// SyncTxnBegin): its reads (an atomic read-modify-write's read too),
-// renumbered to follow the begin (sync, the
-// number of sync events kept), except those of heap blocks the body
-// allocated itself, which the rollback unmade (their Block and Gen go to
-// the next allocation). It filters body in place.
+// abortedReads is what an aborted transaction's accesses (body) leave in
+// its transition: its reads, an AMO's or SC's included as the read it
+// made, each now just after the transaction's SyncTxnBegin (sync: the
+// number of the transition's sync events up to and including it). Reads
+// of heap blocks the body allocated itself (a SyncAlloc among events, the
+// body's sync events) go too: the rollback unmade the block, and its
+// Block and Gen go to the next allocation. It filters body in place.
 func abortedReads(body []record.Access, events []record.SyncEvent, sync int) []record.Access {
 	out := body[:0]
 	for _, a := range body {
