@@ -215,6 +215,12 @@ func (ps *persister) load() (*dpor.Frontier, time.Duration, error) {
 	if err := decode(fb, "frontier", fr); err != nil {
 		return nil, 0, err
 	}
+	// Before revision 1 of the machine (kernel.Semantics), the stored
+	// transitions of a TM program lack the reads of transactions that
+	// aborted themselves, and DPOR never reversed their races.
+	if jb.Semantics < 1 && usesTransactions(fr.Transitions) {
+		return nil, 0, fmt.Errorf("%w: run %s job %d: its transactions that aborted themselves were stored without their reads, so the interleavings those reads order were never explored and the job cannot be continued; start a new run", ErrStale, p.Run.ID, p.Job)
+	}
 	ps.j.k.LearnStack(jb.Stack)
 	sb, err := st.State(p.Run.ID, p.Job)
 	if err != nil {
@@ -237,6 +243,23 @@ func (ps *persister) load() (*dpor.Frontier, time.Duration, error) {
 	ps.lastN = fr.Executed
 	ps.commits = jb.Commits
 	return fr, time.Duration(jb.Elapsed), nil
+}
+
+// ErrStale reports a stored job that an earlier revision of the machine
+// (kernel.Semantics) explored, in a way this one cannot continue.
+var ErrStale = errors.New("stored exploration from an earlier landslide")
+
+// usesTransactions reports whether a transition of trs began or aborted a
+// transaction.
+func usesTransactions(trs []*record.Transition) bool {
+	for _, tr := range trs {
+		for _, e := range tr.Sync {
+			if e.Kind == record.SyncTxnBegin || e.Kind == record.SyncTxnAbort {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkpoint is dpor.Options.Checkpoint: the deepest stored state on the
@@ -311,7 +334,7 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 	jb := &store.Job{Run: p.Run.ID, ID: p.Job, PPSet: ps.ppset, Status: status,
 		Interleavings: fr.Branches, Executed: fr.Executed, Transitions: fr.Steps, Budgeted: fr.Budgeted,
 		Bound: fr.Bound, EstSize: est.Size, EstProportion: est.Proportion, EstTotal: int64(est.Total),
-		Elapsed: int64(j.now()), Commits: ps.commits, Spec: ps.spec, Stack: j.k.SharedStackSeen()}
+		Elapsed: int64(j.now()), Commits: ps.commits, Spec: ps.spec, Stack: j.k.SharedStackSeen(), Semantics: kernel.Semantics}
 	if res != nil {
 		jb.Complete, jb.Bounded = res.Complete, res.Bounded
 	}

@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -104,6 +105,59 @@ func TestResumeFromStore(t *testing.T) {
 		}
 		if jb.Executed != want.Executed || jb.Commits != commits || commits < len(c.stops)+1 {
 			t.Errorf("%s: stored job %+v after %d commits", c.name, jb, commits)
+		}
+		st.Close()
+	}
+}
+
+// TestResumeRefusesEarlierSemantics: a stored job of a TM program that an
+// earlier revision of the machine explored (kernel.Semantics; its
+// aborted transactions had no reads) is refused, not continued; one of a
+// program without transactions is continued, and so is the current
+// revision's.
+func TestResumeRefusesEarlierSemantics(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		args      []string
+		semantics int
+		stale     bool
+	}{
+		{"htm/htm2", []string{"htm2", "2", "1"}, 0, true},
+		{"htm/htm2", []string{"htm2", "2", "1"}, kernel.Semantics, false},
+		{"ref/mutex_test", nil, 0, false},
+	} {
+		f, img := image(t, c.name)
+		cfg := Config{Spec: Spec{Program: f.Path(), Kernel: kernel.Config{Args: c.args}}, Image: img}
+		st, err := store.Open(t.TempDir(), store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := storedRun(t, st, cfg)
+		first := cfg
+		first.MaxInterleavings = 3
+		first.Persist = &Persist{Store: st, Run: run}
+		if _, err := Run(context.Background(), first); err != nil {
+			t.Fatal(err)
+		}
+		jb, err := st.Job(run.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if jb.Semantics != kernel.Semantics {
+			t.Errorf("%s: stored semantics %d, want %d", c.name, jb.Semantics, kernel.Semantics)
+		}
+		jb.Semantics = c.semantics
+		if err := st.Commit(&store.Commit{Job: jb}); err != nil {
+			t.Fatal(err)
+		}
+		again := cfg
+		again.Persist = &Persist{Store: st, Run: run, Resume: true}
+		res, err := Run(context.Background(), again)
+		switch {
+		case c.stale && !errors.Is(err, ErrStale):
+			t.Errorf("%s, semantics %d: resumed (%v), want ErrStale", c.name, c.semantics, err)
+		case !c.stale && (err != nil || !res.Complete):
+			t.Errorf("%s, semantics %d: %v, want a completed resume", c.name, c.semantics, err)
 		}
 		st.Close()
 	}

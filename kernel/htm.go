@@ -33,6 +33,12 @@ import (
 // Misuse is a bug: a nested _xbegin, _xend or _xabort outside a
 // transaction.
 
+// Semantics is the revision of what the machine records in a
+// transition, which a stored exploration depends on: an exploration made
+// under an earlier revision cannot be continued by this one (job's
+// resume). 1: an aborted transaction keeps its reads (0: before).
+const Semantics = 1
+
 // HTMConfig configures transactional memory.
 type HTMConfig struct {
 	// AbortCodes distinguishes abort causes (the thesis's -A): _xabort

@@ -93,6 +93,10 @@ type Job struct {
 	// Spec is the job's own configuration when it differs from the run's
 	// (a Quicksand job's PP set), encoded by the caller; empty otherwise.
 	Spec []byte `msgpack:"spec,omitempty"`
+	// Semantics is the revision of the machine's transitions
+	// (kernel.Semantics) that the last commit was explored under; 0 in
+	// jobs stored before revisions were counted.
+	Semantics int `msgpack:"semantics,omitempty"`
 }
 
 // BranchRecord is one explored interleaving, as offline race analysis
