@@ -2,7 +2,6 @@ package dpor
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"landslide/fixtures"
@@ -18,11 +17,7 @@ import (
 // traces; BENCHMARKS.md, "Transactional memory: state-space sizes".)
 func TestClassUnderAbortInjection(t *testing.T) {
 	for _, name := range []string{"htm/counter", "htm/fig63", "htm/htm2"} {
-		f, ok := fixtures.Lookup(name)
-		if !ok {
-			t.Fatalf("no fixture %q", name)
-		}
-		img, err := os.ReadFile(f.Path())
+		f, img, err := fixtures.Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}

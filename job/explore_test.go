@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -18,13 +17,9 @@ import (
 
 func image(t testing.TB, name string) (fixtures.Fixture, []byte) {
 	t.Helper()
-	f, ok := fixtures.Lookup(name)
-	if !ok {
-		t.Fatalf("no fixture %q", name)
-	}
-	img, err := os.ReadFile(f.Path())
+	f, img, err := fixtures.Load(name)
 	if err != nil {
-		t.Fatalf("%s: %v (regenerate with: go run ./fixtures/cmd/build)", name, err)
+		t.Fatal(err)
 	}
 	return f, img
 }

@@ -23,11 +23,11 @@ var checkpointFixtures = []string{
 
 func fixtureImage(t testing.TB, name string) []byte {
 	t.Helper()
-	f, ok := fixtures.Lookup(name)
-	if !ok {
-		t.Fatalf("fixture %s missing", name)
+	_, img, err := fixtures.Load(name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return load(t, f)
+	return img
 }
 
 func newKernel(t testing.TB, img []byte, cfg Config) *Kernel {

@@ -24,11 +24,7 @@ var thesisFilters = []kernel.Filter{{Func: "thr_create"}, {Func: "thr_exit"}, {F
 // the stored run and the job's result.
 func explore(t *testing.T, st *store.Store, name string, cfg job.Config, p job.Persist) (*store.Run, *job.Result) {
 	t.Helper()
-	f, ok := fixtures.Lookup(name)
-	if !ok {
-		t.Fatalf("no fixture %s", name)
-	}
-	img, err := os.ReadFile(f.Path())
+	f, img, err := fixtures.Load(name)
 	if err != nil {
 		t.Fatal(err)
 	}
