@@ -252,6 +252,9 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 		if res.SleepBlocked > 0 {
 			fmt.Fprintf(out, "(%d executions run in all: %d of them ended sleep-set blocked, with every runnable thread asleep)\n", res.Executed, res.SleepBlocked)
 		}
+		if res.SelfAborts > 0 {
+			fmt.Fprintf(out, "(%d executions run in all: %d of them stopped where a transaction aborted itself, as the abort injected at its _xbegin explores what follows)\n", res.Executed, res.SelfAborts)
+		}
 		if res.SpecOrders > 0 {
 			fmt.Fprintf(out, "Every interleaving's calls were linearizable, against a sequential specification of %d %s of the calls.\n", res.SpecOrders, plural(res.SpecOrders, "order"))
 		}
@@ -291,7 +294,7 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 // that ended covered, when some of them repeated one (ICB's rounds,
 // CHESS, PCT, DPOR without sleep sets).
 func writeTraceCount(out io.Writer, res *check.ExploreResult) {
-	ended := res.Executed - res.SleepBlocked - res.Budgeted
+	ended := res.Executed - res.SleepBlocked - res.SelfAborts - res.Budgeted
 	if res.Traces == 0 || res.TracesAtLeast || res.Traces >= ended {
 		return
 	}
@@ -412,7 +415,7 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 	}
 	doc := ExploreJSON{
 		Program: path, Result: resultName(code), ExitCode: code, Interleavings: res.Interleavings,
-		Executed: res.Executed, SleepBlocked: res.SleepBlocked, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
+		Executed: res.Executed, SleepBlocked: res.SleepBlocked, SelfAborts: res.SelfAborts, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
 		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
 		Races: []RaceJSON{}, Bug: res.Trace, Files: files, SpecOrders: res.SpecOrders, Budgeted: res.Budgeted,

@@ -16,6 +16,10 @@ type ExploreJSON struct {
 	// SleepBlocked are executions abandoned with every runnable thread
 	// asleep (in Executed, not in Interleavings; optimal DPOR: none).
 	SleepBlocked int `json:"sleep_blocked"`
+	// SelfAborts are executions stopped after a transaction that aborted
+	// itself, whose abort an injected one explores (in Executed, not in
+	// Interleavings; the dpor strategy only).
+	SelfAborts int `json:"self_aborts,omitempty"`
 	// Budgeted are executions that ran out of the instruction budget.
 	Budgeted int `json:"budgeted,omitempty"`
 	// Traces are the distinct Mazurkiewicz traces among the executions

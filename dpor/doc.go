@@ -77,7 +77,9 @@
 // _xbegin has, besides its transaction, one child per abort status the
 // mode allows, a choice with a Value that the path injects and stores
 // like a tag; retry sets (the thesis's §6.2.5) constrain those results in
-// the subtree of a tag that reverses a race with a transaction.
+// the subtree of a tag that reverses a race with a transaction. The dpor
+// strategy stops a branch at a transaction that aborted itself where an
+// injected abort explores the same state (stopAtSelfAbort).
 //
 // Nondeterministic inputs (nondet.go): a transition that ends at a
 // __VERIFIER_nondet call has one variant per value of the call's domain

@@ -42,6 +42,7 @@ type dporNode struct {
 	cur   *event
 }
 
+func (*dporStrategy) stopsAtSelfAborts()           {}
 func (*dporStrategy) Bound(r int) (int, bool)      { return onlyRound0(r) }
 func (*dporStrategy) Pick(*Explorer) record.Choice { return record.Choice{} }
 

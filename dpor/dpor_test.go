@@ -33,6 +33,9 @@ func explore(t *testing.T, m *model, opt Options) run {
 			r.sleepBlocked++
 			return Continue // not an end state of the program
 		}
+		if b.SelfAbort {
+			return Continue // nor this
+		}
 		r.schedules = append(r.schedules, schedString(b.Choices))
 		r.outcomes[m.outcome()] = true
 		if user != nil {

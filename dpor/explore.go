@@ -46,7 +46,11 @@ type Branch struct {
 	// thread was asleep (Strategy.Pick returned abandon): it is not an
 	// interleaving, and its end state is not the program's.
 	SleepBlocked bool
-	Estimate     estimator.Estimate
+	// SelfAbort: the branch stopped after its last transition, a
+	// transaction that aborted itself, whose abort the node's injected
+	// abort explores (stopAtSelfAbort): it is not an interleaving either.
+	SelfAbort bool
+	Estimate  estimator.Estimate
 
 	x *Explorer // for HappensAfter, during Options.Judge and OnBranch
 }
@@ -149,6 +153,10 @@ type Result struct {
 	// thread asleep (optimal DPOR: none); they are in Executed, not in
 	// Interleavings.
 	SleepBlocked int
+	// SelfAborts counts the executions stopped at a transaction that
+	// aborted itself (Branch.SelfAbort); in Executed, not in
+	// Interleavings.
+	SelfAborts int
 	// Traces counts the distinct Mazurkiewicz traces (Branch.Class) among
 	// the interleavings that ended (not sleep-set blocked, not out of
 	// instructions), ICB rounds included. TracesAtLeast: it is a lower
@@ -218,9 +226,9 @@ type Explorer struct {
 	lastDiv    int
 	budgeted   int // branches that ran out of instructions
 	// sleepBlocked counts the branches abandoned with every runnable
-	// thread asleep.
-	sleepBlocked int
-	resumed      bool // Resume built the branch: Run starts by choosing the next one
+	// thread asleep; selfAborts those stopped at a self-abort.
+	sleepBlocked, selfAborts int
+	resumed                  bool // Resume built the branch: Run starts by choosing the next one
 	// classes holds the Mazurkiewicz traces of the interleavings run
 	// (Result.Traces); classesPartial: not all of them (resumed, or
 	// capped at MaxCountedTraces).
@@ -304,7 +312,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 	if x.resumed {
 		res.Executed, res.Transitions, res.Interleavings = x.executed, x.nTrans, x.branches
 		res.Estimate, res.Bound, res.Budgeted = x.Estimate(), x.bound, x.budgeted
-		res.Depth, res.SleepBlocked = len(x.trs), x.sleepBlocked
+		res.Depth, res.SleepBlocked, res.SelfAborts = len(x.trs), x.sleepBlocked, x.selfAborts
 		res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
 		res.Caveat = x.caveat
 	} else {
@@ -338,6 +346,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			res.Bound = x.bound
 			res.Budgeted = x.budgeted
 			res.SleepBlocked = x.sleepBlocked
+			res.SelfAborts = x.selfAborts
 			res.Depth = len(br.Transitions)
 			res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
 			res.Caveat = x.caveat
@@ -563,6 +572,10 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 			br.Bug = bug
 			break
 		}
+		if x.stopAtSelfAbort(len(x.nodes)-1, ch, tr) {
+			br.SelfAbort = true
+			break
+		}
 		x.noteValues(len(x.nodes)-1, ch, tr, fresh)
 		x.pushNode(q, voluntary(tr.PP.Kind), pre)
 		if b := x.tooDeep(); b != nil {
@@ -571,9 +584,12 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		}
 	}
 	x.executed++
-	if br.SleepBlocked {
+	switch {
+	case br.SleepBlocked:
 		x.sleepBlocked++
-	} else {
+	case br.SelfAbort:
+		x.selfAborts++
+	default:
 		x.branches++
 	}
 	x.depthSum += len(x.trs)
@@ -584,11 +600,12 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		return nil, err
 	}
 	br.x = x
-	if br.Bug == nil && !br.SleepBlocked && !br.Budget && x.opt.Judge != nil {
+	partial := br.SleepBlocked || br.SelfAbort || br.Budget // not the program's end state
+	if br.Bug == nil && !partial && x.opt.Judge != nil {
 		br.Transitions = x.trs
 		br.Bug = x.opt.Judge(br)
 	}
-	if !br.SleepBlocked && !br.Budget {
+	if !partial {
 		x.countClass()
 	}
 	for i := range x.nodes {

@@ -48,6 +48,9 @@ type Frontier struct {
 	// SleepBlocked counts the executions abandoned with every runnable
 	// thread asleep (in Executed, not in Branches).
 	SleepBlocked int `msgpack:",omitempty"`
+	// SelfAborts counts the executions stopped at a transaction that
+	// aborted itself (in Executed, not in Branches).
+	SelfAborts int `msgpack:",omitempty"`
 }
 
 // FrontierNode is one PP of the current branch.
@@ -96,6 +99,7 @@ func (x *Explorer) Frontier() *Frontier {
 		Estimator:   x.est.State(),
 
 		SleepBlocked: x.sleepBlocked,
+		SelfAborts:   x.selfAborts,
 	}
 	if st, ok := x.strat.(statefulStrategy); ok {
 		st.save(f)
@@ -181,7 +185,8 @@ func (f *Frontier) validate() error {
 		return bad("%d estimator nodes for %d transitions", len(f.Estimator.Nodes), nt)
 	}
 	if f.Failing < 0 || f.Failing >= max(nt, 1) || f.LastDiv < 0 || f.LastDiv > nt ||
-		f.Branches < 0 || f.SleepBlocked < 0 || f.Executed < f.Branches+f.SleepBlocked || f.Budgeted < 0 || f.Bound < 0 || f.Round < 0 {
+		f.Branches < 0 || f.SleepBlocked < 0 || f.SelfAborts < 0 ||
+		f.Executed < f.Branches || f.Executed-f.Branches < f.SleepBlocked || f.Executed-f.Branches-f.SleepBlocked < f.SelfAborts || f.Budgeted < 0 || f.Bound < 0 || f.Round < 0 {
 		return bad("counters out of range")
 	}
 	return nil
@@ -217,7 +222,7 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 	x.bound, x.branches, x.executed, x.nTrans = f.Bound, f.Branches, f.Executed, f.Steps
 	x.depthSum, x.lastDiv, x.budgeted, x.dropped = f.DepthSum, f.LastDiv, f.Budgeted, f.Dropped
 	x.restricted = f.Restricted
-	x.sleepBlocked = f.SleepBlocked
+	x.sleepBlocked, x.selfAborts = f.SleepBlocked, f.SelfAborts
 	x.classesPartial = true // the interleavings run before are not counted again
 	x.est.SetState(f.Estimator)
 	x.nodes = make([]node, len(f.Nodes))

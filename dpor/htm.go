@@ -25,7 +25,9 @@ import (
 // abort must follow the access that causes it); and, where DPOR reverses
 // a race whose later side is an abort, that abort where the reversal
 // puts it (tagPair). What a transaction does to itself (_xabort, a system
-// call) is no choice: the machine rolls it back (kernel's htm.go). Under
+// call) is no choice: the machine rolls it back (kernel's htm.go), and
+// the dpor strategy stops the branch there when the node's injected
+// abort explores what follows (stopAtSelfAbort). Under
 // Spec.WeakAtomicity a transaction spans transitions and only another
 // transaction's conflicting access aborts it (injectWeakConflicts).
 
@@ -219,4 +221,82 @@ func endsTxn(tr *record.Transition) bool {
 		}
 	}
 	return false
+}
+
+// selfAbortStopper is an optional interface of a Strategy that stays
+// complete when a branch stops at a transaction that aborted itself
+// (stopAtSelfAbort). The dpor strategy is one: its tags are threads at
+// nodes, and what a stopped branch would have found is the injected
+// abort's subtree's to find. Optimal DPOR is not: a wakeup sequence
+// from another branch may run past such a transaction, and stopping
+// there would drop the rest of the sequence. Full enumeration, the
+// oracle, explores every branch whole.
+type selfAbortStopper interface{ stopsAtSelfAborts() }
+
+// keepSelfAborts turns stopAtSelfAbort off (tests compare with and
+// without it).
+var keepSelfAborts bool
+
+// stopAtSelfAbort reports whether the branch stops after transition tr,
+// which choice ch of thread q ran from node i: q's transaction started
+// (ch.Value is 0) and aborted itself (_xabort, a system call), and the
+// abort the transaction's rollback left, q's _xbegin returning that
+// status with nothing else changed, is a child of node i that is
+// injected (explored or to be) or asleep there. What follows tr then
+// repeats that child's subtree from the same state: the thesis's
+// Landslide ends the branch at the _xabort (§6.2.2, "execution of the
+// transactional path immediately stops"), and so do we.
+//
+// tr keeps the body's reads (the kernel's selfAbort), so the races of
+// those reads with earlier writes are reversed as in any branch. What the
+// stop loses are the races of those reads with writes the other threads
+// would have made after tr (a write that makes q's transaction commit
+// if run first): their reversals run another thread at node i, so every
+// other runnable thread is tagged there, as a reversal's tag, through
+// the usual filters (explored, asleep, the bound).
+//
+// Only in strong atomicity: under Spec.WeakAtomicity the other threads
+// run while the transaction does, and no child of node i repeats the
+// abort's state. With Spec.AbortCodes the status is EXPLICIT or CAPACITY,
+// which is never injected (the thesis injects it, a child more at each
+// such node), so the branch goes on.
+func (x *Explorer) stopAtSelfAbort(i int, ch record.Choice, tr *record.Transition) bool {
+	if _, ok := x.strat.(selfAbortStopper); !ok || ch.Value != 0 || x.opt.WeakAtomicity || keepSelfAborts {
+		return false
+	}
+	st, ok := selfAbortStatus(tr)
+	if !ok {
+		return false
+	}
+	n := &x.nodes[i]
+	twin := record.Choice{Thread: ch.Thread, Value: st}
+	if !slices.Contains(n.injected, twin) && !x.strat.Skip(x, i, twin) {
+		return false
+	}
+	x.rsNext = nil // no retry set: these tags explore freely
+	for _, r := range n.runnable {
+		if r != ch.Thread {
+			x.tag(i, r)
+		}
+	}
+	return true
+}
+
+// selfAbortStatus is the status with which tr's transaction aborted
+// itself: tr began a transaction (SyncTxnBegin) that then aborted
+// (SyncTxnAbort), rather than committing or being aborted at its
+// _xbegin (an injected status: no SyncTxnBegin).
+func selfAbortStatus(tr *record.Transition) (int64, bool) {
+	begun := false
+	for _, e := range tr.Sync {
+		switch e.Kind {
+		case record.SyncTxnBegin:
+			begun = true
+		case record.SyncTxnAbort:
+			if begun {
+				return int64(e.Arg), true
+			}
+		}
+	}
+	return 0, false
 }

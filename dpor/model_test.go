@@ -38,6 +38,12 @@ const (
 	opCond                   // reg = var; if reg != 0, also var arg = 1 (what it touches depends on what ran before)
 	opTxn                    // _xbegin: the choice's value 0 commits var += arg (reg = 0); an abort status runs nothing (reg = 1)
 	opFallback               // if reg != 0: var += arg (one atomic read-modify-write), else nothing
+	// opTxnIf: _xbegin, as opTxn with 1 to add, but the transaction first
+	// reads variable arg and, if it is nonzero, aborts itself (_xabort):
+	// reg = 1, and the transition keeps the read between its SyncTxnBegin
+	// and SyncTxnAbort, as the kernel's does. htm2's transaction.
+	opTxnIf
+	opGuard // if reg != 0: var = arg, else nothing (htm2's failure path raising and lowering its flag)
 )
 
 type op struct {
@@ -171,6 +177,27 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 		}
 		m.st.vars[o.v] += o.arg
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8}, record.Access{Addr: addr, Size: 8, Write: true})
+	case opTxnIf:
+		m.st.reg[i] = 1
+		if c.Value != 0 {
+			tr.Sync = append(tr.Sync, record.SyncEvent{Kind: record.SyncTxnAbort, Arg: uint64(c.Value)})
+			break
+		}
+		tr.Sync = append(tr.Sync, record.SyncEvent{Kind: record.SyncTxnBegin})
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: uint64(varBase + 8*o.arg), Size: 8, Sync: 1})
+		if m.st.vars[o.arg] != 0 {
+			tr.Sync = append(tr.Sync, record.SyncEvent{Kind: record.SyncTxnAbort, Arg: record.XabortRetry})
+			break
+		}
+		m.st.reg[i] = 0
+		m.st.vars[o.v]++
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Sync: 1}, record.Access{Addr: addr, Size: 8, Write: true, Sync: 1})
+		tr.Sync = append(tr.Sync, record.SyncEvent{Kind: record.SyncTxnEnd})
+	case opGuard:
+		if m.st.reg[i] != 0 {
+			m.st.vars[o.v] = o.arg
+			tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true})
+		}
 	case opFallback:
 		if m.st.reg[i] != 0 {
 			m.st.vars[o.v] += o.arg
@@ -231,10 +258,10 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 		m.st.nv[i] = c.Value
 		return tr, nil
 	}
-	if m.st.pc[i] < len(m.prog[i]) && m.prog[i][m.st.pc[i]].kind == opTxn {
+	if m.st.pc[i] < len(m.prog[i]) && (m.prog[i][m.st.pc[i]].kind == opTxn || m.prog[i][m.st.pc[i]].kind == opTxnIf) {
 		tr.PP = record.PP{Kind: record.PPXbegin}
 	}
-	if c.Value != 0 && o.kind != opTxn {
+	if c.Value != 0 && o.kind != opTxn && o.kind != opTxnIf {
 		return nil, fmt.Errorf("choice %d:%d: the transition ends at no nondet call", c.Thread, c.Value)
 	}
 	return tr, nil

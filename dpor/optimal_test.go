@@ -62,7 +62,7 @@ func traces(t *testing.T, m *model, opt Options) (map[string]int, run) {
 	t.Helper()
 	seen := map[string]int{}
 	opt.OnBranch = func(b *Branch) Stop {
-		if !b.SleepBlocked {
+		if !b.SleepBlocked && !b.SelfAbort {
 			seen[traceOf(b.Transitions, b.Choices)]++
 		}
 		return Continue

@@ -248,7 +248,7 @@ func htmOutcomes(t *testing.T, name string, spec dpor.Spec, racePPs bool, args .
 		if b.Bug != nil {
 			t.Errorf("%s %v: %v", name, args, b.Bug)
 		}
-		if !b.SleepBlocked { // not an execution of the program: no outcome
+		if !b.SleepBlocked && !b.SelfAbort { // not an execution of the program: no outcome
 			out[string(k.Output())] = true
 		}
 		return dpor.Continue

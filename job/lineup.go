@@ -49,7 +49,7 @@ func learnSpec(ctx context.Context, cfg Config) (*linearize.Spec, error) {
 	var fail error
 	opt := dpor.Options{Spec: dpor.Spec{MaxInterleavings: MaxSerialRuns}}
 	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
-		if b.SleepBlocked {
+		if b.SleepBlocked || b.SelfAbort {
 			return dpor.Continue
 		}
 		calls, _, _ := lineupCalls(b.Transitions)
