@@ -41,6 +41,9 @@ const (
 	DefaultCommitEvery     = job.DefaultCommitEvery
 	DefaultCommitInterval  = job.DefaultCommitInterval
 	DefaultCheckpointEvery = job.DefaultCheckpointEvery
+
+	// RetrySetsCaveat warns that retry sets (-R) are not exact.
+	RetrySetsCaveat = dpor.RetrySetsCaveat
 )
 
 // Functions of the layers below.

@@ -70,3 +70,24 @@ func TestOptimalTMCaveat(t *testing.T) {
 		}
 	}
 }
+
+// TestRetrySetsCaveat: explore with retry sets on a program with
+// transactions warns that they are not exact
+// (dpor.TestRetrySetsMissAFinalState), on stderr; without them it does
+// not.
+func TestRetrySetsCaveat(t *testing.T) {
+	counter := fixture(t, "htm/counter")
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"explore", counter, "--retry-sets", "--no-store", "--", "2", "1"}, true},
+		{[]string{"explore", counter, "--retry-sets", "--no-store", "--json", "--", "2", "1"}, true},
+		{[]string{"explore", counter, "--no-store", "--", "2", "1"}, false},
+	} {
+		_, _, errOut := runCLI(c.args...)
+		if got := strings.Contains(errOut, "retry sets (-R) are not exact"); got != c.want {
+			t.Errorf("%v: caveat %v, want %v; stderr:\n%s", c.args, got, c.want, errOut)
+		}
+	}
+}

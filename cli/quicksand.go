@@ -172,6 +172,11 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 	if err := check.CheckSpec(spec.Base); err != nil {
 		return usageErr("%v", err)
 	}
+	if spec.Base.RetrySets {
+		// explore says it where a job meets an _xbegin (Result.Caveat);
+		// Quicksand's verdict sums many jobs, so it says it up front.
+		fmt.Fprintf(cmd.ErrOrStderr(), "landslide: warning: %s\n", check.RetrySetsCaveat)
+	}
 	if spec.Options.Deterministic {
 		spec.Options.Budget = time.Duration(f.ilBudget)
 	}

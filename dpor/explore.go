@@ -299,6 +299,9 @@ func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
 	if k := len(x.nodes) - 1; k > 0 {
 		x.an.after(n.runnable)
 	}
+	if x.opt.RetrySets && len(n.xb) > 0 {
+		x.caveat = RetrySetsCaveat
+	}
 	x.strat.Reached(x, len(x.nodes)-1)
 }
 

@@ -149,6 +149,9 @@ func (x *Explorer) noteRace(i, j int) {
 	x.rsNext = c
 }
 
+// RetrySetsCaveat is Result.Caveat where retry sets met an _xbegin.
+const RetrySetsCaveat = "retry sets (-R) are not exact: they can miss final states of programs whose threads run several transactions; without -R the dpor strategy reaches them all"
+
 // noteTag merges the prepared retry set into the tag of thread q at
 // node i.
 func (x *Explorer) noteTag(i int, q record.TID) {

@@ -84,3 +84,34 @@ func TestRetrySetPasses(t *testing.T) {
 		}
 	}
 }
+
+// TestRetrySetsMissAFinalState: retry sets are not exact, and the
+// explorer says so (Result.Caveat). Thread 2 runs two transactions that
+// each add 2 to x; thread 1 reads x. Full enumeration (and dpor without
+// -R) reaches the final state where thread 2's first transaction aborted,
+// its second committed, and thread 1 read x = 2 after it; retry sets do
+// not: the retry set of the race between thread 1's read and the first
+// transaction forces that transaction to commit in the reversal, and the
+// later race with the second transaction finds thread 2's tag at the root
+// already explored (as traced on a program of the same shape). Of the random programs of TestOptimalTransactions'
+// kind, retry sets missed a final state on 13 of 400 (seed 21, 22), and
+// on 15 of 300 of TestSelfAbortStops's. A trial that left a race's thread
+// free when the pass it constrains is not the race's cut that to 16 of
+// 700 but lost states on 2 programs it had passed, so it was not kept.
+func TestRetrySetsMissAFinalState(t *testing.T) {
+	prog := [][]op{{{kind: opLoad, v: 2}, {kind: opLoad, v: 0}},
+		{{kind: opLoad, v: 0}, {kind: opTxn, v: 0, arg: 2}, {kind: opTxn, v: 0, arg: 2}}}
+	const state = "[2 0 0 0][2 0]" // x = 2; thread 1 read 2; thread 2's last transaction committed
+	full, _ := stateOutcomes(t, prog, Spec{Strategy: "full"})
+	plain, res := stateOutcomes(t, prog, Spec{})
+	if !full[state] || !plain[state] || res.Caveat != "" {
+		t.Fatalf("full enumeration reached %v, dpor %v (caveat %q): want %s in both, no caveat", keys(full), keys(plain), res.Caveat, state)
+	}
+	got, res := stateOutcomes(t, prog, Spec{RetrySets: true})
+	if got[state] {
+		t.Errorf("retry sets reached %s: if they are now exact, drop RetrySetsCaveat and this test", state)
+	}
+	if res.Caveat != RetrySetsCaveat {
+		t.Errorf("retry sets: caveat %q, want %q", res.Caveat, RetrySetsCaveat)
+	}
+}
