@@ -240,6 +240,9 @@ type Explorer struct {
 	// so the estimator's size, proportion and ETA mean nothing.
 	sampling bool
 	caveat   string // Result.Caveat
+	// stopsSelfAborts: the strategy stops a branch at a self-abort
+	// (selfAbortStopper).
+	stopsSelfAborts bool
 	// rsNext is the retry set of the race being tagged (retry.go);
 	// consNext the constraints for the node being pushed.
 	rsNext   retryCons
@@ -254,6 +257,7 @@ func New(m record.Machine, opt Options) (*Explorer, error) {
 		return nil, err
 	}
 	x := &Explorer{m: m, opt: opt, strat: st, sampling: !info.Exhaustive}
+	_, x.stopsSelfAborts = st.(selfAbortStopper)
 	if x.opt.Now == nil {
 		x.start = time.Now()
 		x.opt.Now = func() time.Duration { return time.Since(x.start) }

@@ -261,15 +261,15 @@ var keepSelfAborts bool
 // which is never injected (the thesis injects it, a child more at each
 // such node), so the branch goes on.
 func (x *Explorer) stopAtSelfAbort(i int, ch record.Choice, tr *record.Transition) bool {
-	if _, ok := x.strat.(selfAbortStopper); !ok || ch.Value != 0 || x.opt.WeakAtomicity || keepSelfAborts {
+	if !x.stopsSelfAborts || ch.Value != 0 || x.opt.WeakAtomicity || keepSelfAborts {
 		return false
 	}
-	st, ok := selfAbortStatus(tr)
+	st, ok := tr.SelfAbort()
 	if !ok {
 		return false
 	}
 	n := &x.nodes[i]
-	twin := record.Choice{Thread: ch.Thread, Value: st}
+	twin := record.Choice{Thread: ch.Thread, Value: int64(st)}
 	if !slices.Contains(n.injected, twin) && !x.strat.Skip(x, i, twin) {
 		return false
 	}
@@ -280,23 +280,4 @@ func (x *Explorer) stopAtSelfAbort(i int, ch record.Choice, tr *record.Transitio
 		}
 	}
 	return true
-}
-
-// selfAbortStatus is the status with which tr's transaction aborted
-// itself: tr began a transaction (SyncTxnBegin) that then aborted
-// (SyncTxnAbort), rather than committing or being aborted at its
-// _xbegin (an injected status: no SyncTxnBegin).
-func selfAbortStatus(tr *record.Transition) (int64, bool) {
-	begun := false
-	for _, e := range tr.Sync {
-		switch e.Kind {
-		case record.SyncTxnBegin:
-			begun = true
-		case record.SyncTxnAbort:
-			if begun {
-				return int64(e.Arg), true
-			}
-		}
-	}
-	return 0, false
 }

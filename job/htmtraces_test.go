@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"maps"
+	"slices"
 	"testing"
 
 	"landslide/dpor"
@@ -88,18 +89,10 @@ func TestHTMTracesAgainstFullEnumeration(t *testing.T) {
 }
 
 // selfAborted reports whether a transition of b's but the last aborted
-// its own transaction: its transaction began and aborted.
+// its own transaction.
 func selfAborted(b *dpor.Branch) bool {
-	for _, tr := range b.Transitions[:max(len(b.Transitions)-1, 0)] {
-		begun := false
-		for _, e := range tr.Sync {
-			if e.Kind == record.SyncTxnBegin {
-				begun = true
-			}
-			if e.Kind == record.SyncTxnAbort && begun {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(b.Transitions[:max(len(b.Transitions)-1, 0)], func(tr *record.Transition) bool {
+		_, ok := tr.SelfAbort()
+		return ok
+	})
 }

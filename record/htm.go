@@ -46,3 +46,23 @@ func AbortText(status uint64) string {
 // each other as the acquisitions of one lock do, so DPOR reorders them.
 // It lies outside every guest address space.
 const TxnLockAddr uint64 = 1 << 63
+
+// SelfAbort reports whether the transition's transaction aborted itself
+// (_xabort, a system call), and with which status: it began
+// (SyncTxnBegin) and then aborted (SyncTxnAbort), rather than committing
+// or being aborted at its _xbegin (an injected status has no
+// SyncTxnBegin).
+func (tr *Transition) SelfAbort() (status uint64, ok bool) {
+	begun := false
+	for _, e := range tr.Sync {
+		switch e.Kind {
+		case SyncTxnBegin:
+			begun = true
+		case SyncTxnAbort:
+			if begun {
+				return e.Arg, true
+			}
+		}
+	}
+	return 0, false
+}
