@@ -16,6 +16,6 @@ type htmFlags struct {
 func (h *htmFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVarP(&h.abortCodes, "abort-codes", "A", false, "transactions abort with distinct statuses: CONFLICT after a conflicting access, EXPLICIT from _xabort, CAPACITY from a system call (the thesis's -A)")
 	fl.BoolVarP(&h.stm, "stm", "S", false, "STM semantics: no RETRY aborts, only conflict aborts (needs --abort-codes; the thesis's -S)")
-	fl.BoolVarP(&h.retrySets, "retry-sets", "R", false, "retry-set reduction: a reordering keeps the pair of _xbegin results that made its race (not with --abort-codes; the thesis's -R; not exact: it can miss final states)")
+	fl.BoolVarP(&h.retrySets, "retry-sets", "R", false, "retry-set reduction: a reordering keeps the _xbegin results that made its race (not with --abort-codes; the thesis's -R; not exact: it can miss final states; explores more than the default on some programs)")
 	fl.BoolVarP(&h.weak, "weak-atomicity", "W", false, "weak atomicity: transactions are atomic only with respect to each other, with PPs and system calls inside them (needs --stm; the thesis's -W)")
 }

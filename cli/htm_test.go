@@ -73,7 +73,7 @@ func TestOptimalTMCaveat(t *testing.T) {
 
 // TestRetrySetsCaveat: explore with retry sets on a program with
 // transactions warns that they are not exact
-// (dpor.TestRetrySetsMissAFinalState), on stderr; without them it does
+// (dpor.TestRetrySetsReachEveryFinalState), on stderr; without them it does
 // not.
 func TestRetrySetsCaveat(t *testing.T) {
 	counter := fixture(t, "htm/counter")
@@ -88,6 +88,36 @@ func TestRetrySetsCaveat(t *testing.T) {
 		_, _, errOut := runCLI(c.args...)
 		if got := strings.Contains(errOut, "retry sets (-R) are not exact"); got != c.want {
 			t.Errorf("%v: caveat %v, want %v; stderr:\n%s", c.args, got, c.want, errOut)
+		}
+	}
+}
+
+// TestShowCountsInterleavings: `show` and `ls` count a stored run's
+// interleavings as `explore` does, without the executions stopped at a
+// self-abort (htm2 stops some); they used to sum the executions, which
+// TestCrashResumeHTM caught when its last kill came after the final
+// commit.
+func TestShowCountsInterleavings(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI("--store", dir, "explore", fixture(t, "htm/htm2"), "--data-race-func", "iteration", "--json", "--quiet", "--", "2", "2")
+	var ex ExploreJSON
+	if err := json.Unmarshal([]byte(out), &ex); err != nil || code != ExitOK || ex.SelfAborts == 0 {
+		t.Fatalf("explore: exit %d, %v, %d self-aborts\n%s\n%s", code, err, ex.SelfAborts, out, errOut)
+	}
+	for _, args := range [][]string{{"show", ex.Run, "--json"}, {"ls", "--json"}} {
+		code, out, _ := runCLI(append([]string{"--store", dir}, args...)...)
+		var shown struct{ Interleavings int }
+		if args[0] == "ls" {
+			var runs []struct{ Interleavings int }
+			if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs) != 1 {
+				t.Fatalf("ls: %v\n%s", err, out)
+			}
+			shown = runs[0]
+		} else if err := json.Unmarshal([]byte(out), &shown); err != nil {
+			t.Fatalf("show: %v\n%s", err, out)
+		}
+		if code != 0 || shown.Interleavings != ex.Interleavings {
+			t.Errorf("%s: exit %d, %d interleavings; explore: %d (%d executed)", args[0], code, shown.Interleavings, ex.Interleavings, ex.Executed)
 		}
 	}
 }

@@ -35,20 +35,22 @@ func stamp(ns int64) string {
 }
 
 type storedRunJSON struct {
-	ID       string    `json:"id"`
-	Created  string    `json:"created"`
-	Updated  string    `json:"updated"`
-	Command  string    `json:"command"`
-	Program  string    `json:"program"`
-	Binary   string    `json:"binary"`
-	Args     []string  `json:"args"`
-	Status   string    `json:"status"`
-	Message  string    `json:"message"`
-	Env      store.Env `json:"env"`
-	Jobs     []jobJSON `json:"jobs,omitempty"`
-	Bugs     []bugJSON `json:"bugs,omitempty"`
-	RaceCnt  int       `json:"race_candidates"`
-	Branches int       `json:"interleavings"`
+	ID      string    `json:"id"`
+	Created string    `json:"created"`
+	Updated string    `json:"updated"`
+	Command string    `json:"command"`
+	Program string    `json:"program"`
+	Binary  string    `json:"binary"`
+	Args    []string  `json:"args"`
+	Status  string    `json:"status"`
+	Message string    `json:"message"`
+	Env     store.Env `json:"env"`
+	Jobs    []jobJSON `json:"jobs,omitempty"`
+	Bugs    []bugJSON `json:"bugs,omitempty"`
+	RaceCnt int       `json:"race_candidates"`
+	// Interleavings sums the jobs' interleavings as explore counts them
+	// (not the executions stopped or abandoned asleep).
+	Interleavings int `json:"interleavings"`
 }
 
 type jobJSON struct {
@@ -84,7 +86,7 @@ func runDoc(st *store.Store, r *store.Run, full bool) (storedRunJSON, error) {
 	}
 	stored := map[int]bool{}
 	for _, j := range jobs {
-		d.Branches += j.Executed
+		d.Interleavings += j.Interleavings
 		stored[j.ID] = true
 		if full {
 			d.Jobs = append(d.Jobs, jobJSON{ID: j.ID, PPSet: j.PPSet, Status: string(j.Status), Interleavings: j.Interleavings,
@@ -188,7 +190,7 @@ func newLsCmd() *cobra.Command {
 				tw := tabwriter.NewWriter(out, 2, 8, 2, ' ', 0)
 				fmt.Fprintln(tw, "RUN\tCREATED\tCOMMAND\tPROGRAM\tSTATUS\tINTERLEAVINGS\tRESULT")
 				for _, d := range docs {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, d.Created, d.Command, d.Program, d.Status, d.Branches, d.Message)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", d.ID, d.Created, d.Command, d.Program, d.Status, d.Interleavings, d.Message)
 				}
 				if err := tw.Flush(); err != nil {
 					return err

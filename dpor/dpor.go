@@ -40,6 +40,19 @@ type dporNode struct {
 	sleep []event
 	done  []event
 	cur   *event
+	// curNarrow: the current child runs under a retry set narrower than
+	// the node's constraints (node.narrowed): done, it puts its thread
+	// to sleep nowhere, since its subtree holds only some of the results
+	// of the thread's _xbegin passes.
+	curNarrow bool
+}
+
+// finish notes the current child's subtree at node i as done. A
+// narrowed one counts once its thread's subtrees there are complete.
+func (p *dporNode) finish(x *Explorer, i int) {
+	if p.cur != nil && (!p.curNarrow || x.retryDone(i, p.cur.thread)) {
+		p.done = append(p.done, *p.cur)
+	}
 }
 
 func (*dporStrategy) stopsAtSelfAborts()           {}
@@ -64,11 +77,9 @@ func (d *dporStrategy) Reached(x *Explorer, i int) {
 	}
 	d.nodes = d.nodes[:i]
 	p := &d.nodes[i-1]
-	if p.cur != nil {
-		p.done = append(p.done, *p.cur) // the previous child's subtree is done
-	}
+	p.finish(x, i-1) // the previous child's subtree is done
 	ev := x.event(i - 1)
-	p.cur = &ev
+	p.cur, p.curNarrow = &ev, x.nodes[i-1].narrowed
 	var sleep []event
 	for _, set := range [][]event{p.sleep, p.done} {
 		for _, e := range set {
@@ -101,11 +112,9 @@ func (d *dporStrategy) Branch(x *Explorer, br *Branch) error {
 			// The last transition pushed no node: note it as its
 			// node's current child.
 			p := &d.nodes[n-1]
-			if p.cur != nil {
-				p.done = append(p.done, *p.cur)
-			}
+			p.finish(x, n-1)
 			ev := x.event(n - 1)
-			p.cur = &ev
+			p.cur, p.curNarrow = &ev, x.nodes[n-1].narrowed
 		}
 	}
 	races := x.an.racesFrom(x.lastDiv)
@@ -119,7 +128,7 @@ func (d *dporStrategy) Branch(x *Explorer, br *Branch) error {
 		} else {
 			x.tagRace(i, p[1])
 		}
-		x.rsNext = nil
+		x.race = race{}
 	}
 	x.injectConflicts(br.NewPairs)
 	for _, p := range x.an.disabledFrom(x.lastDiv) {
@@ -308,11 +317,10 @@ func (x *Explorer) tagRace(i, j int) {
 		return
 	}
 	for _, q := range inits {
-		if contains(n.explored, q) || contains(n.tagged, q) {
+		if x.ranOrTagged(i, q) {
 			return
 		}
 	}
-	x.rsNext = nil // a retry set is for p's tag only
 	for _, q := range inits {
 		if contains(n.runnable, q) && !x.strat.Skip(x, i, record.Choice{Thread: q}) {
 			x.tag(i, q)
@@ -340,7 +348,6 @@ func (x *Explorer) tagPair(i, j int) {
 		x.tag(i, p)
 		return
 	}
-	x.rsNext = nil // a retry set is for p's tag only
 	for _, q := range n.runnable {
 		if q != x.trs[i].Thread {
 			x.tag(i, q)
@@ -396,6 +403,8 @@ type DPORNode struct {
 	Sleep []FrontierEvent `msgpack:",omitempty"`
 	Done  []FrontierEvent `msgpack:",omitempty"`
 	Cur   *FrontierEvent  `msgpack:",omitempty"`
+	// CurNarrow: Cur runs under a narrower retry set (dporNode.curNarrow).
+	CurNarrow bool `msgpack:",omitempty"`
 }
 
 func (d *dporStrategy) save(f *Frontier) {
@@ -407,6 +416,7 @@ func (d *dporStrategy) save(f *Frontier) {
 		f.DPOR[i].Sleep = saveEvents(n.sleep)
 		f.DPOR[i].Done = saveEvents(n.done)
 		f.DPOR[i].Cur = saveEventPtr(n.cur)
+		f.DPOR[i].CurNarrow = n.curNarrow
 	}
 }
 
@@ -437,6 +447,7 @@ func (d *dporStrategy) load(f *Frontier) error {
 		if n.cur, err = loadEventPtr(fn.Cur); err != nil {
 			return err
 		}
+		n.curNarrow = fn.CurNarrow
 	}
 	return nil
 }

@@ -192,10 +192,20 @@ type node struct {
 	inject   []record.Choice
 	injected []record.Choice
 	vals     []int64
-	// Retry sets (retry.go): the constraints in force here, and those of
-	// the tags placed here.
-	consIn retryCons
-	rtags  map[record.TID]*RetryTag
+	// Retry sets (retry.go): the constraints in force here; per thread,
+	// the sets of its pending tags (in the order of its entries in
+	// tagged) and those of all its tags and explorations here.
+	// narrowed: the current child runs under a tag's set that
+	// constrains more than consIn (its subtree is not all of the
+	// thread's there: it puts the thread to sleep nowhere).
+	// narrow and narrowInj: the explored threads and the injected
+	// choices that ran here only under narrower sets.
+	consIn    retryCons
+	rtodo     map[record.TID][]retryCons
+	rever     map[record.TID][]retryCons
+	narrowed  bool
+	narrow    []record.TID
+	narrowInj []record.Choice
 }
 
 // Explorer explores one machine: it is the exploration path (the current
@@ -243,9 +253,10 @@ type Explorer struct {
 	// stopsSelfAborts: the strategy stops a branch at a self-abort
 	// (selfAbortStopper).
 	stopsSelfAborts bool
-	// rsNext is the retry set of the race being tagged (retry.go);
-	// consNext the constraints for the node being pushed.
-	rsNext   retryCons
+	// Retry sets (retry.go): the race being tagged, the set of the tag
+	// the branch starts with, the constraints for the node being pushed.
+	race     race
+	tagSet   retryCons
 	consNext retryCons
 }
 
@@ -420,6 +431,7 @@ func (x *Explorer) restart(r, bound int) error {
 	root := &x.nodes[0]
 	root.explored, root.tagged, root.chosen = nil, nil, 0
 	root.inject, root.injected = nil, nil
+	root.rtodo, root.rever = nil, nil
 	x.est = estimator.Path{}
 	x.est.Push(0)
 	x.round, x.bound = r, bound
@@ -458,7 +470,7 @@ func (x *Explorer) next() (int, record.Choice) {
 		if o, ok := x.strat.(orderer); ok && len(n.tagged)+len(n.inject) > 0 {
 			if ch, ok := o.first(x, d); ok {
 				if k := slices.Index(n.tagged, ch.Thread); ch.Value == 0 && k >= 0 {
-					n.tagged = slices.Delete(slices.Clone(n.tagged), k, k+1)
+					x.popTag(n, k)
 					return d, ch
 				}
 				if k := slices.Index(n.inject, ch); ch.Value != 0 && k >= 0 {
@@ -473,9 +485,7 @@ func (x *Explorer) next() (int, record.Choice) {
 			return d, ch
 		}
 		if len(n.tagged) > 0 {
-			q := n.tagged[0]
-			n.tagged = n.tagged[1:]
-			return d, record.Choice{Thread: q}
+			return d, record.Choice{Thread: x.popTag(n, 0)}
 		}
 	}
 	panic("dpor: next without a tag")
@@ -534,22 +544,39 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		n.chosen = q
 		if x.opt.RetrySets {
 			v := ch.Value
+			n.narrowed = fromTag && ch.Value == 0 && !covers(x.tagSet, n.consIn)
 			ch, x.consNext = x.constrain(len(x.nodes)-1, ch, fromTag)
 			if ch.Value != v && !slices.Contains(n.injected, ch) {
 				n.injected = append(n.injected, ch) // tried (as the retry set's)
+				if n.narrowed {
+					n.narrowInj = append(n.narrowInj, ch)
+				}
 			}
 		}
 		if ch.Value == 0 {
+			switch {
+			case !n.narrowed:
+				n.narrow = remove(n.narrow, q)
+			case !contains(n.explored, q):
+				n.narrow = append(n.narrow, q)
+			}
 			if !contains(n.explored, q) {
 				n.explored = append(n.explored, q)
 			}
-			n.tagged = remove(n.tagged, q)
+			if !x.opt.RetrySets {
+				n.tagged = remove(n.tagged, q)
+			} else if !fromTag {
+				x.noteDefault(len(x.nodes)-1, q)
+			}
 			x.injectRetry(len(x.nodes)-1, q) // where a transaction starts, it may abort
 		} else {
 			// A choice with a value (injected, or optimal DPOR's wakeup
 			// tree's): tried, no longer to do.
 			if !slices.Contains(n.injected, ch) {
 				n.injected = append(n.injected, ch)
+			}
+			if !n.narrowed {
+				n.narrowInj = slices.DeleteFunc(slices.Clone(n.narrowInj), func(c record.Choice) bool { return c == ch })
 			}
 			if k := slices.Index(n.inject, ch); k >= 0 {
 				n.inject = slices.Delete(slices.Clone(n.inject), k, k+1)
@@ -682,6 +709,10 @@ func (x *Explorer) tooDeep() *record.Bug {
 // already explored or tagged, beyond the round's preemption bound (then
 // the round is marked as having dropped a tag), refused by the strategy.
 func (x *Explorer) tag(i int, q record.TID) {
+	if x.opt.RetrySets {
+		x.retryTag(i, q)
+		return
+	}
 	n := &x.nodes[i]
 	switch {
 	case contains(n.explored, q) || contains(n.tagged, q):
@@ -690,11 +721,6 @@ func (x *Explorer) tag(i int, q record.TID) {
 	case x.strat.Skip(x, i, record.Choice{Thread: q}):
 	default:
 		n.tagged = append(n.tagged, q)
-		x.noteTag(i, q)
-		return
-	}
-	if contains(n.tagged, q) {
-		x.noteTag(i, q)
 	}
 }
 

@@ -71,10 +71,19 @@ type FrontierNode struct {
 	// here has (the values of the nondet call it ends at; 0 for none or
 	// not known); absent where none is known.
 	Values []int64 `msgpack:",omitempty"`
-	// Retry sets: the constraints in force and those of the tags.
-	// As sorted lists, so that a frontier encodes to the same bytes.
+	// Retry sets: the constraints in force, and the sets of the pending
+	// tags and of all tags and explorations (retry.go). As sorted lists,
+	// so that a frontier encodes to the same bytes. RetryTags is an older
+	// frontier's: read, never written.
 	Cons      []RetryResult   `msgpack:",omitempty"`
 	RetryTags []FrontierRetry `msgpack:",omitempty"`
+	RetryTodo []RetrySet      `msgpack:",omitempty"`
+	RetryEver []RetrySet      `msgpack:",omitempty"`
+	// Narrow and NarrowInjected: the explored threads and the injected
+	// choices that ran here only under a retry set narrower than the
+	// node's constraints.
+	Narrow         []record.TID    `msgpack:",omitempty"`
+	NarrowInjected []record.Choice `msgpack:",omitempty"`
 }
 
 // Frontier returns the explorer's state. Call it from OnBranch (between
@@ -109,7 +118,7 @@ func (x *Explorer) Frontier() *Frontier {
 		f.Nodes[i] = FrontierNode{Runnable: slices.Clone(n.runnable), Prev: n.prev, Voluntary: n.voluntary,
 			Pre: n.pre, Chosen: n.chosen, Explored: slices.Clone(n.explored), Tagged: slices.Clone(n.tagged),
 			Inject: slices.Clone(n.inject), Injected: slices.Clone(n.injected), Values: slices.Clone(n.vals),
-			Cons: consList(n.consIn), RetryTags: retryList(n.rtags)}
+			Cons: consList(n.consIn), RetryTodo: setList(n.rtodo), RetryEver: setList(n.rever), Narrow: slices.Clone(n.narrow), NarrowInjected: slices.Clone(n.narrowInj)}
 	}
 	return f
 }
@@ -162,6 +171,16 @@ func (f *Frontier) validate() error {
 		if !slices.IsSorted(n.Runnable) {
 			return bad("node %d: runnable threads out of order", i)
 		}
+		for _, q := range n.Narrow {
+			if !slices.Contains(n.Explored, q) {
+				return bad("node %d: thread %d ran under a narrower retry set but not explored", i, q)
+			}
+		}
+		for _, c := range n.NarrowInjected {
+			if !slices.Contains(n.Injected, c) {
+				return bad("node %d: choice %d:%d ran under a narrower retry set but not injected", i, c.Thread, c.Value)
+			}
+		}
 		for _, q := range append(slices.Clone(n.Explored), n.Tagged...) {
 			if !slices.Contains(n.Runnable, q) {
 				return bad("node %d: thread %d explored or tagged but not runnable", i, q)
@@ -170,6 +189,11 @@ func (f *Frontier) validate() error {
 		for _, t := range n.RetryTags {
 			if !slices.Contains(n.Runnable, t.Thread) {
 				return bad("node %d: retry tag of thread %d, not runnable", i, t.Thread)
+			}
+		}
+		for _, s := range append(slices.Clone(n.RetryTodo), n.RetryEver...) {
+			if !slices.Contains(n.Runnable, s.Thread) {
+				return bad("node %d: retry set of thread %d, not runnable", i, s.Thread)
 			}
 		}
 		for _, c := range append(slices.Clone(n.Injected), n.Inject...) {
@@ -230,7 +254,8 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 		x.nodes[i] = node{runnable: slices.Clone(n.Runnable), prev: n.Prev, voluntary: n.Voluntary, pre: n.Pre,
 			chosen: n.Chosen, explored: slices.Clone(n.Explored), tagged: slices.Clone(n.Tagged),
 			inject: slices.Clone(n.Inject), injected: slices.Clone(n.Injected), vals: slices.Clone(n.Values),
-			consIn: consMap(n.Cons), rtags: retryMap(n.RetryTags)}
+			consIn: consMap(n.Cons), rtodo: setMap(n.RetryTodo), rever: setMap(n.RetryEver), narrow: slices.Clone(n.Narrow), narrowInj: slices.Clone(n.NarrowInjected)}
+		oldTags(&x.nodes[i], n.RetryTags)
 		if i > 0 {
 			x.nodes[i].xb = xbeginAfter(x.nodes[i-1].xb, f.Transitions[i-1])
 		}

@@ -108,12 +108,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		if len(want) < 3 {
 			continue
 		}
-		var stops []int
-		for i := 1; i < len(want); i++ {
-			if r.IntN(3) == 0 {
-				stops = append(stops, i)
-			}
-		}
+		stops := randomStops(r, len(want))
 		got, gotRes := interrupted(t, prog, opt, stops, n%2 == 0)
 		resumed += len(stops)
 		if !slices.Equal(got, want) {
@@ -173,4 +168,55 @@ func TestResumeRejectsOtherProgram(t *testing.T) {
 	if _, err := Resume(newModel(a...), Options{}, &bad); !errors.Is(err, ErrFrontier) {
 		t.Fatalf("tag of a thread that cannot run: %v", err)
 	}
+}
+
+// TestResumeRetrySets: the same with retry sets, on random programs with
+// transactions (their tags' sets, pending and explored, the narrowed
+// children and the sleep sets' narrowed entries go through the
+// frontier), with sleep sets and with the thesis's check.
+func TestResumeRetrySets(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	modes := []Options{{Spec: Spec{RetrySets: true}}, {Spec: Spec{RetrySets: true, LandslideSleepSets: true}}}
+	resumed := 0
+	for n := 0; n < 40; n++ {
+		prog := txnProgram(r)
+		opt := modes[n%len(modes)]
+		want, wantRes := interrupted(t, prog, opt, nil, false)
+		stops := randomStops(r, len(want))
+		got, gotRes := interrupted(t, prog, opt, stops, n%2 == 0)
+		resumed += len(stops)
+		if !slices.Equal(got, want) || gotRes.Executed != wantRes.Executed || gotRes.Complete != wantRes.Complete {
+			t.Fatalf("program %d %v (%+v), stops %v:\nresumed   %v\nuninterrupted %v", n, prog, opt.Spec, stops, got, want)
+		}
+	}
+	if resumed < 100 {
+		t.Fatalf("only %d resumptions exercised", resumed)
+	}
+}
+
+// TestOldRetryTags: an older frontier's retry tags (the union of a
+// thread's sets at a node, or free) become one set each, explored and,
+// for a thread still tagged, pending, under the node's constraints.
+func TestOldRetryTags(t *testing.T) {
+	n := node{tagged: []record.TID{2}, consIn: retryCons{1: {res: []uint8{resAbort}}}}
+	oldTags(&n, []FrontierRetry{{Thread: 2, Cons: []RetryResult{{Thread: 2, Bits: resSuccess}, {Thread: 3, Bits: resWait}}}, {Thread: 3, Free: true}})
+	tag2 := retryCons{1: {res: []uint8{resAbort}}, 2: {res: []uint8{resSuccess}}, 3: {wait: true}}
+	if len(n.rever[2]) != 1 || !equalCons(n.rever[2][0], tag2) || len(n.rtodo[2]) != 1 || !equalCons(n.rtodo[2][0], tag2) {
+		t.Errorf("thread 2: explored %v, pending %v; want %v in both", n.rever[2], n.rtodo[2], tag2)
+	}
+	if len(n.rever[3]) != 1 || !equalCons(n.rever[3][0], n.consIn) || len(n.rtodo[3]) != 0 {
+		t.Errorf("thread 3 (free, not tagged): explored %v, pending %v; want the node's constraints, nothing pending", n.rever[3], n.rtodo[3])
+	}
+}
+
+// randomStops picks about a third of the interleavings 1 to n-1 to stop
+// after.
+func randomStops(r *rand.Rand, n int) []int {
+	var stops []int
+	for i := 1; i < n; i++ {
+		if r.IntN(3) == 0 {
+			stops = append(stops, i)
+		}
+	}
+	return stops
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,8 +18,8 @@ import (
 // arbitrary bytes returns errors, never panics. Seeded with real
 // encodings of a mutex_test exploration (its sleep sets too), and of a
 // transactional one
-// (htm2 under retry sets: injected aborts, retry tags and constraints in
-// the frontier).
+// (htm2 under retry sets: injected aborts, retry sets, pending and
+// explored, and constraints in the frontier).
 func FuzzDecodeStored(f *testing.F) {
 	fx, img := image(f, "ref/mutex_test")
 	cfg := Config{Spec: Spec{Program: fx.Path()}, Image: img}
@@ -63,6 +64,9 @@ func FuzzDecodeStored(f *testing.F) {
 	}
 	if _, err := hx.Run(context.Background()); err != nil || htmFrontier == nil {
 		f.Fatalf("htm2: %v", err)
+	}
+	if !slices.ContainsFunc(htmFrontier.Nodes, func(n dpor.FrontierNode) bool { return len(n.RetryEver) > 0 && len(n.Cons) > 0 }) {
+		f.Fatal("htm2: no retry sets or constraints in the frontier")
 	}
 	// And optimal DPOR on nondet values (posix/deposits): injected
 	// values, value counts and wakeup-tree events with values.
