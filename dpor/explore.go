@@ -431,7 +431,7 @@ func (x *Explorer) restart(r, bound int) error {
 	root := &x.nodes[0]
 	root.explored, root.tagged, root.chosen = nil, nil, 0
 	root.inject, root.injected = nil, nil
-	root.rtodo, root.rever = nil, nil
+	root.rtodo, root.rever, root.narrow, root.narrowInj = nil, nil, nil, nil
 	x.est = estimator.Path{}
 	x.est.Push(0)
 	x.round, x.bound = r, bound
@@ -575,11 +575,12 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 			if !slices.Contains(n.injected, ch) {
 				n.injected = append(n.injected, ch)
 			}
+			// One that a narrower retry set forced stays to do, if it is.
 			if !n.narrowed {
 				n.narrowInj = slices.DeleteFunc(slices.Clone(n.narrowInj), func(c record.Choice) bool { return c == ch })
-			}
-			if k := slices.Index(n.inject, ch); k >= 0 {
-				n.inject = slices.Delete(slices.Clone(n.inject), k, k+1)
+				if k := slices.Index(n.inject, ch); k >= 0 {
+					n.inject = slices.Delete(slices.Clone(n.inject), k, k+1)
+				}
 			}
 		}
 		fresh := true
