@@ -267,7 +267,8 @@ var keepSelfAborts bool
 // under a narrower set only. An asleep one counts, though the earlier
 // subtree that put it to sleep can hold narrower subtrees: on one random
 // program of 1,000 that misses a final state (knownMisses), and not
-// counting it costs up to four times the executions (BENCHMARKS.md).
+// counting it costs about four times the executions (htm2(2,3) 3.8×,
+// swap(2,2) 4.7×; BENCHMARKS.md).
 func (x *Explorer) stopAtSelfAbort(i int, ch record.Choice, tr *record.Transition) bool {
 	if !x.stopsSelfAborts || ch.Value != 0 || x.opt.WeakAtomicity || keepSelfAborts {
 		return false
