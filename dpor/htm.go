@@ -57,7 +57,7 @@ func (x *Explorer) inject(i int, q record.TID, v int64) {
 	n := &x.nodes[i]
 	ch := record.Choice{Thread: q, Value: v}
 	switch {
-	case !contains(n.runnable, q) && !(x.opt.WeakAtomicity && x.atXbegin(i, q)) || n.tried(ch) || slices.Contains(n.inject, ch):
+	case !contains(n.runnable, q) && !(x.opt.WeakAtomicity && x.atXbegin(i, q)) || n.triedOrToDo(ch):
 	case n.pre+n.cost(q) > x.bound:
 		x.dropped = true
 	case x.strat.Skip(x, i, ch):
@@ -97,6 +97,12 @@ func (n *node) tried(c record.Choice) bool {
 		return contains(n.explored, c.Thread) && !contains(n.narrow, c.Thread)
 	}
 	return slices.Contains(n.injected, c) && !slices.Contains(n.inject, c) && !slices.Contains(n.narrowInj, c)
+}
+
+// triedOrToDo reports whether injected choice c was explored at node i
+// or is still to do there.
+func (n *node) triedOrToDo(c record.Choice) bool {
+	return n.tried(c) || slices.Contains(n.inject, c)
 }
 
 // injectRetry injects RETRY for q at node i if q is at an _xbegin there
@@ -266,9 +272,9 @@ var keepSelfAborts bool
 // counts only if it ran (or is to run) under the node's constraints, not
 // under a narrower set only. An asleep one counts, though the earlier
 // subtree that put it to sleep can hold narrower subtrees: on one random
-// program of 1,000 that misses a final state (knownMisses), and not
-// counting it costs about four times the executions (htm2(2,3) 3.8×,
-// swap(2,2) 4.7×; BENCHMARKS.md).
+// program of 1,000 that misses a final state (knownMisses); a trial that
+// did not count it multiplied htm2's and swap's -R state spaces several
+// times (BENCHMARKS.md).
 func (x *Explorer) stopAtSelfAbort(i int, ch record.Choice, tr *record.Transition) bool {
 	if !x.stopsSelfAborts || ch.Value != 0 || x.opt.WeakAtomicity || keepSelfAborts {
 		return false
@@ -279,7 +285,7 @@ func (x *Explorer) stopAtSelfAbort(i int, ch record.Choice, tr *record.Transitio
 	}
 	n := &x.nodes[i]
 	twin := record.Choice{Thread: ch.Thread, Value: int64(st)}
-	if !(n.tried(twin) || slices.Contains(n.inject, twin)) && !x.strat.Skip(x, i, twin) {
+	if !n.triedOrToDo(twin) && !x.strat.Skip(x, i, twin) {
 		return false
 	}
 	x.race = race{} // no retry set: these tags explore freely
