@@ -99,6 +99,13 @@ func guardProgram(r *rand.Rand) [][]op {
 	return prog
 }
 
+// lsStopMisses: the programs of TestSelfAbortStops on which the stop
+// loses final states that the thesis's sleep-set check (with and without
+// retry sets) reaches without it. That check is unsound on its own
+// (TestStateDependentAccesses) and only reproduces the thesis's figures;
+// on this program it lost them before asleep aborts stopped counting too.
+var lsStopMisses = map[string]bool{"asleep abort": true}
+
 var guardPrograms = flag.Int("guard.programs", 60, "TestSelfAbortStops: how many random programs with self-aborting transactions")
 
 // runKeeping runs f with stopAtSelfAbort off.
@@ -113,27 +120,19 @@ func runKeeping[T any](f func() T) T {
 // same state (stopAtSelfAbort). On htm2 as a model and on random programs
 // whose transactions abort themselves on flags other threads raise and
 // lower, with and without sleep sets, it still reaches every final state
-// full enumeration (which never stops a branch) reaches; it completes no
-// execution in which a transaction aborted itself before the last
-// transition; and it reaches every Mazurkiewicz trace (traceOf) without
-// one that it reaches without the stop. (Not every one of full
-// enumeration's: on program 25 dpor misses two with and without the
-// stop, with the same final states.) With retry sets, with and without
-// sleep sets, it reaches every final state full enumeration reaches.
-// With the thesis's sleep-set check, which misses final states of some of
-// these programs with and without the stop, the stop loses none that the
-// check reaches without it.
+// full enumeration (which never stops a branch) reaches, and every
+// Mazurkiewicz trace (traceOf) without one that it reaches without the
+// stop. (Not every one of full enumeration's: on program 25 dpor misses
+// two with and without the stop, with the same final states.) With retry
+// sets, with and without sleep sets, it reaches every final state full
+// enumeration reaches. With the thesis's sleep-set check, which misses
+// final states of some of these programs with and without the stop, the
+// stop loses none that the check reaches without it, but on the programs
+// of lsStopMisses.
 func TestSelfAbortStops(t *testing.T) {
 	check := func(name string, prog [][]op) (stops int) {
 		t.Helper()
 		want, _ := stateOutcomes(t, prog, Spec{Strategy: "full"})
-		wantTr := map[string]bool{}
-		explore(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}, OnBranch: func(b *Branch) Stop {
-			if !selfAborting(b) {
-				wantTr[traceOf(b.Transitions, b.Choices)] = true
-			}
-			return Continue
-		}})
 		for _, spec := range []Spec{{}, {NoSleepSets: true}} {
 			got, res := stateOutcomes(t, prog, spec)
 			if !maps.Equal(got, want) {
@@ -141,12 +140,6 @@ func TestSelfAbortStops(t *testing.T) {
 			}
 			stops += res.SelfAborts
 			gotTr, _ := traces(t, newModel(prog...), Options{Spec: spec})
-			for tr := range gotTr {
-				if !wantTr[tr] {
-					t.Errorf("%s %v under %+v: completed trace %s, in which a transaction aborted itself", name, prog, spec, tr)
-					break
-				}
-			}
 			kept := runKeeping(func() map[string]bool {
 				out := map[string]bool{}
 				explore(t, newModel(prog...), Options{Spec: spec, OnBranch: func(b *Branch) Stop {
@@ -169,14 +162,21 @@ func TestSelfAbortStops(t *testing.T) {
 				t.Errorf("%s %v under %+v: reached %v, full enumeration %v", name, prog, spec, keys(got), keys(want))
 			}
 		}
+		lost := false
 		for _, spec := range []Spec{{LandslideSleepSets: true}, {LandslideSleepSets: true, RetrySets: true}} {
 			got, _ := stateOutcomes(t, prog, spec)
 			without := runKeeping(func() map[string]bool { o, _ := stateOutcomes(t, prog, spec); return o })
 			for o := range without {
 				if !got[o] {
-					t.Errorf("%s %v under %+v: misses final state %s, which it reaches without the stop", name, prog, spec, o)
+					lost = true
+					if !lsStopMisses[name] {
+						t.Errorf("%s %v under %+v: misses final state %s, which it reaches without the stop", name, prog, spec, o)
+					}
 				}
 			}
+		}
+		if lsStopMisses[name] && !lost {
+			t.Errorf("%s: the thesis's check now loses no final state to the stop: drop it from lsStopMisses", name)
 		}
 		return stops
 	}
@@ -185,6 +185,18 @@ func TestSelfAbortStops(t *testing.T) {
 			t.Errorf("htm2(%d,%d): no branch stopped at a self-abort", kn[0], kn[1])
 		}
 	}
+	// Random program 841, shrunk. The final state v = [1 1 1] with T3's
+	// transaction aborted and T1's and T2's second committed needs T2's
+	// first to abort, T3 to read v1 before T1's transaction, and T1's
+	// before T2's second, and that before T3 sets v2. Where T3's
+	// transaction aborted itself on such a branch, its abort was asleep
+	// there, from a subtree that had left the reversal it needed to this
+	// branch's continuation; stopping there lost the state (an asleep
+	// abort no longer counts).
+	check("asleep abort", [][]op{
+		{{kind: opLoad, v: 2}, {kind: opTxnIf, v: 1, arg: 0}},
+		{{kind: opLoad, v: 0}, {kind: opTxnIf, v: 2, arg: 1}, {kind: opTxnIf, v: 0, arg: 2}},
+		{{kind: opLoad, v: 1}, {kind: opFallback, v: 0, arg: 1}, {kind: opTxnIf, v: 0, arg: 0}, {kind: opSet, v: 2, arg: 1}}})
 	r := rand.New(rand.NewPCG(31, 32))
 	stopped := 0
 	for n := range *guardPrograms {

@@ -39,10 +39,10 @@ import (
 //     (node.narrowInj: it is injected again).
 //
 // Before these rules, retry sets missed final states of 27 of 700 random
-// programs; with them, of 2,000, one with sleep sets, where the stop at a
-// self-abort takes an asleep abort for explored (stopAtSelfAbort), and
-// one more with the thesis's sleep-set check (knownMisses in
-// TestRetrySetsReachEveryFinalState). So they are still not exact
+// programs; with them, of 2,000, one with the thesis's sleep-set check
+// (knownMisses in TestRetrySetsReachEveryFinalState). (One more, with
+// sleep sets, was the stop at a self-abort trusting an asleep abort,
+// which plain dpor missed too: stopAtSelfAbort.) So they are still not exact
 // (RetrySetsCaveat). Like the thesis's, the reduction has no proof: the
 // exact counts of Fig. 6.8 and the random programs against full
 // enumeration check it.
@@ -379,7 +379,7 @@ func (x *Explorer) retrySet(d int, q record.TID) retryCons {
 }
 
 // RetrySetsCaveat is Result.Caveat where retry sets met an _xbegin.
-const RetrySetsCaveat = "retry sets (-R) are not exact: they missed a final state on 2 of 2,000 random test programs; without -R the dpor strategy reaches them all"
+const RetrySetsCaveat = "retry sets (-R) are not exact: they missed a final state on 1 of 2,000 random test programs; without -R the dpor strategy reaches them all"
 
 // race is the race whose reversal is being tagged (noteRace).
 type race struct {
