@@ -363,7 +363,7 @@ func outcome(res *job.Result) *quicksand.Outcome {
 	// Complete only if verified: an execution that ran out of
 	// instructions, or a restricted strategy, leaves interleavings out.
 	out := &quicksand.Outcome{Complete: res.Verified, SharedStack: res.SharedStack,
-		Interrupted: res.Stopped == StopCanceled}
+		Interrupted: res.Stopped == StopCanceled, Caveat: res.Caveat}
 	if res.Bug != nil {
 		out.Bug = fmt.Sprintf("%s: %s", res.Bug.Kind, res.Bug.Message)
 	}

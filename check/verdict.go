@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"landslide/dpor"
 	"landslide/job"
@@ -78,7 +79,34 @@ func exploreVerdict(r *job.Result) Verdict {
 //     bounded: no bug in the PP sets explored, not a total verification.
 //   - Interrupted before the end: Interrupted.
 //   - A job ran out of budget (timed out): Budget.
+//
+// Without a bug, the message ends with the jobs' caveats (Sched.Caveats):
+// what it says was explored may not be every trace.
 func quicksandVerdict(s *quicksand.Sched, bugs int, interrupted bool) Verdict {
+	v := quicksandOutcome(s, bugs, interrupted)
+	if v.Outcome != Bug {
+		for _, c := range s.Caveats() {
+			v.Message += " " + CaveatLine(c)
+		}
+	}
+	return v
+}
+
+// CaveatLine says a caveat and the jobs that gave it (the first five of
+// more), as a sentence.
+func CaveatLine(c quicksand.Caveat) string {
+	var ids []string
+	for i, id := range c.Jobs {
+		if i == 5 && len(c.Jobs) > 6 {
+			ids = append(ids, fmt.Sprintf("and %d more", len(c.Jobs)-i))
+			break
+		}
+		ids = append(ids, fmt.Sprint(id))
+	}
+	return fmt.Sprintf("Caveat (%s %s): %s.", plural(len(c.Jobs), "job"), strings.Join(ids, ", "), c.Text)
+}
+
+func quicksandOutcome(s *quicksand.Sched, bugs int, interrupted bool) Verdict {
 	max := s.Maximal()
 	maxSet := s.Reg.Describe(s.Reg.All())
 	timedOut := 0

@@ -36,6 +36,7 @@ func TestQuicksandVerdict(t *testing.T) {
 		has, not    []string
 		last        quicksand.Status // of the last job, when set
 		lastNote    string
+		caveat      []int // the jobs (indices) with the caveat "not exact"
 	}{
 		{name: "bug", statuses: []jobEnd{C, B, C, X}, now: time.Hour, bugs: 1,
 			want: Bug, status: store.StatusBug, has: []string{"1 bug found"}, not: []string{"budget left"}},
@@ -55,6 +56,12 @@ func TestQuicksandVerdict(t *testing.T) {
 		{name: "budget spent, maximal complete, race jobs timed out", statuses: []jobEnd{C, C, C, C, P}, races: true, now: time.Hour,
 			want: Budget, status: store.StatusBudget, has: []string{"Budget spent", "completed, but 1 data-race candidate stayed uncovered"},
 			not: []string{"did not complete"}},
+		{name: "total verification, not exact", statuses: []jobEnd{C, C, C, C}, now: time.Minute, caveat: []int{1, 3},
+			want: Verified, status: store.StatusVerified, has: []string{"Total verification", "candidate. Caveat (jobs 2, 4): not exact."}},
+		{name: "budget spent, not exact in many jobs", statuses: []jobEnd{C, C, C, C, C, C, C, P}, races: true, now: time.Hour, caveat: []int{0, 1, 2, 3, 4, 5, 6},
+			want: Budget, status: store.StatusBudget, has: []string{"Budget spent", "uncovered. Caveat (jobs 1, 2, 3, 4, 5, and 2 more): not exact."}},
+		{name: "bug, not exact", statuses: []jobEnd{C, B, C, X}, now: time.Hour, bugs: 1, caveat: []int{0},
+			want: Bug, status: store.StatusBug, has: []string{"1 bug found"}, not: []string{"Caveat", "not exact"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -68,6 +75,9 @@ func TestQuicksandVerdict(t *testing.T) {
 			}
 			for i, st := range c.statuses {
 				s.Jobs[i].Status = st
+			}
+			for _, i := range c.caveat {
+				s.Jobs[i].Caveat = "not exact"
 			}
 			if c.races {
 				s.Races = append(s.Races, quicksand.RaceNote{Race: quicksand.Race{PCA: 0x1000, PCB: 0x2000, BothOrder: true}})

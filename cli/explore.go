@@ -419,7 +419,7 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
 		Races: []RaceJSON{}, Bug: res.Trace, Files: files, SpecOrders: res.SpecOrders, Budgeted: res.Budgeted,
-		Traces: res.Traces, TracesAtLeast: res.TracesAtLeast,
+		Traces: res.Traces, TracesAtLeast: res.TracesAtLeast, Caveat: res.Caveat,
 	}
 	if code == ExitOK {
 		doc.Result = "verified"

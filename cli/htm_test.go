@@ -71,6 +71,60 @@ func TestOptimalTMCaveat(t *testing.T) {
 	}
 }
 
+// TestQuicksandCaveats: Quicksand with optimal DPOR on a program with
+// transactions says, as explore does, that the exploration is not exact
+// there: on stderr, in its verdict, which names the jobs, and in JSON,
+// for the run and for each job that met a transaction; with the default
+// strategy, or on a program without transactions, it says nothing of the
+// kind. explore's JSON carries the caveat too.
+func TestQuicksandCaveats(t *testing.T) {
+	counter, plain := fixture(t, "htm/counter"), fixture(t, "ref/atomic_fetch_add")
+	const caveat = "optimal DPOR is not exact on programs with transactions"
+	for _, c := range []struct {
+		prog     string
+		strategy string
+		want     bool
+	}{
+		{counter, "optimal", true},
+		{counter, "dpor", false},
+		{plain, "optimal", false},
+	} {
+		args := []string{"quicksand", c.prog, "--strategy", c.strategy, "--no-store", "--quiet", "--interleaving-budget", "100000"}
+		var progArgs []string
+		if c.prog == counter {
+			progArgs = []string{"--", "2", "1"}
+		}
+		code, out, errOut := runCLI(append(args[:len(args):len(args)], progArgs...)...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errOut)
+		}
+		if got := strings.Contains(errOut, "landslide: warning: Caveat (jobs 1, 2,") && strings.Contains(errOut, caveat); got != c.want {
+			t.Errorf("%v: stderr caveat %v, want %v; stderr:\n%s", args, got, c.want, errOut)
+		}
+		if got := strings.Contains(out, "completed with no bug, and it covered every data-race candidate. Caveat (jobs 1, 2,"); got != c.want {
+			t.Errorf("%v: verdict caveat %v, want %v; stdout:\n%s", args, got, c.want, out)
+		}
+		_, out, _ = runCLI(append(append(args[:len(args):len(args)], "--json"), progArgs...)...)
+		var doc QuicksandJSON
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v --json: %v\n%s", args, err, out)
+		}
+		if got := len(doc.Caveats) == 1 && strings.HasPrefix(doc.Caveats[0], caveat); got != c.want {
+			t.Errorf("%v --json: caveats %q", args, doc.Caveats)
+		}
+		for _, j := range doc.Jobs {
+			if (j.Caveat != "") != c.want {
+				t.Errorf("%v --json: job %d (%s): caveat %q", args, j.ID, j.Status, j.Caveat)
+			}
+		}
+	}
+	_, out, _ := runCLI("explore", counter, "--strategy", "optimal", "--no-store", "--json", "--", "2", "1")
+	var doc ExploreJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || !strings.HasPrefix(doc.Caveat, caveat) {
+		t.Errorf("explore --json: caveat %q (%v)", doc.Caveat, err)
+	}
+}
+
 // TestRetrySetsCaveat: explore with retry sets on a program with
 // transactions warns that they are not exact
 // (dpor.TestRetrySetsReachEveryFinalState), on stderr; without them it does

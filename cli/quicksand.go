@@ -174,7 +174,8 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 	}
 	if spec.Base.RetrySets {
 		// explore says it where a job meets an _xbegin (Result.Caveat);
-		// Quicksand's verdict sums many jobs, so it says it up front.
+		// a Quicksand run can be long, so it says it up front (and its
+		// verdict names the jobs whose explorations met one).
 		fmt.Fprintf(cmd.ErrOrStderr(), "landslide: warning: %s\n", check.RetrySetsCaveat)
 	}
 	if spec.Options.Deterministic {
@@ -200,6 +201,9 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 		rec = f.persist.recording(cmd, st)
 	}
 	q := newQSRun(cmd, path, &f.output, spec.Options.Deterministic, spec.Options.Budget, spec.Options.Workers, mode)
+	if spec.Base.RetrySets {
+		q.warned = check.RetrySetsCaveat
+	}
 	ctx, stop := interruptContext(cmd)
 	defer stop()
 	res, err := check.Quicksand(ctx, spec, data, rec, q.hooks())
@@ -251,6 +255,8 @@ type qsRun struct {
 	budget  time.Duration
 	workers int
 	hb      check.HB
+	// warned: the caveat said up front (retry sets'), not repeated at the end.
+	warned string
 
 	mu     sync.Mutex       // guards files and prog
 	files  map[int][]string // bug reports written, per job
@@ -400,6 +406,11 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 	}
 	v := res.Verdict
 	code := exitCode(v.Outcome)
+	for _, c := range s.Caveats() {
+		if c.Text != q.warned {
+			fmt.Fprintf(q.stderr, "landslide: warning: %s\n", check.CaveatLine(c))
+		}
+	}
 	var verified, uncovered []string
 	for _, j := range s.Completed() {
 		verified = append(verified, s.Reg.Describe(j.Set))
@@ -424,7 +435,11 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 		}
 		for _, j := range s.Jobs {
 			doc.Jobs = append(doc.Jobs, QuicksandJobJSON{ID: j.ID, PPSet: s.Reg.Describe(j.Set), Status: j.Status.String(),
-				Origin: j.Origin, Interleavings: j.Interleavings, Proportion: finite(j.Proportion), Suspensions: j.Suspensions, Note: j.Note})
+				Origin: j.Origin, Interleavings: j.Interleavings, Proportion: finite(j.Proportion), Suspensions: j.Suspensions, Note: j.Note,
+				Caveat: j.Caveat})
+		}
+		for _, c := range s.Caveats() {
+			doc.Caveats = append(doc.Caveats, c.Text)
 		}
 		if res.Run != nil {
 			doc.Run = res.Run.ID

@@ -43,6 +43,9 @@ type ExploreJSON struct {
 	Races         []RaceJSON    `json:"races"`
 	Bug           *report.Trace `json:"bug,omitempty"`
 	Files         []string      `json:"files,omitempty"`
+	// Caveat, if set, says why the strategy may not have explored every
+	// trace of this program (also printed on stderr).
+	Caveat string `json:"caveat,omitempty"`
 }
 
 // RaceJSON is one data-race candidate (explore, resume, races).
@@ -93,6 +96,8 @@ type QuicksandJSON struct {
 	CPUSeconds        float64            `json:"cpu_seconds"`
 	Saturation        float64            `json:"core_saturation"`
 	Run               string             `json:"run,omitempty"`
+	// Caveats: the jobs' distinct caveats (QuicksandJobJSON.Caveat).
+	Caveats []string `json:"caveats,omitempty"`
 }
 
 // QuicksandJobJSON is one job of a quicksand run.
@@ -105,6 +110,9 @@ type QuicksandJobJSON struct {
 	Proportion    float64 `json:"estimated_proportion"`
 	Suspensions   int     `json:"suspensions"`
 	Note          string  `json:"note,omitempty"`
+	// Caveat, if set, says why the job's strategy may not have explored
+	// every trace of its state space.
+	Caveat string `json:"caveat,omitempty"`
 }
 
 // RunJSON is run's --json document.

@@ -520,6 +520,8 @@ func (r *Result) Status() (store.Status, string) {
 	switch {
 	case r.Bug != nil:
 		return store.StatusBug, fmt.Sprintf("%s: %s", r.Bug.Kind, r.Bug.Message)
+	case r.Verified && r.Caveat != "":
+		return store.StatusVerified, fmt.Sprintf("verified: %d interleavings; caveat: %s", r.Interleavings, r.Caveat)
 	case r.Verified:
 		return store.StatusVerified, fmt.Sprintf("verified: %d interleavings", r.Interleavings)
 	case r.Restricted:

@@ -162,3 +162,22 @@ func TestResumeRefusesEarlierSemantics(t *testing.T) {
 		st.Close()
 	}
 }
+
+// TestStatusCaveat: a verified job whose strategy may not have explored
+// every trace says so in its stored message; one without a caveat does
+// not, nor does a bug (which stands whatever was left out).
+func TestStatusCaveat(t *testing.T) {
+	const caveat = "optimal DPOR is not exact on programs with transactions"
+	for _, c := range []struct {
+		r    *Result
+		want string
+	}{
+		{&Result{Result: &dpor.Result{Interleavings: 9, Complete: true, Caveat: caveat}, Verified: true}, "verified: 9 interleavings; caveat: " + caveat},
+		{&Result{Result: &dpor.Result{Interleavings: 9, Complete: true}, Verified: true}, "verified: 9 interleavings"},
+		{&Result{Result: &dpor.Result{Interleavings: 9, Bug: &record.Bug{Kind: record.BugAssert, Message: "x"}, Caveat: caveat}}, record.BugAssert.String() + ": x"},
+	} {
+		if st, msg := c.r.Status(); msg != c.want {
+			t.Errorf("%s %q, want %q", st, msg, c.want)
+		}
+	}
+}

@@ -45,6 +45,9 @@ type Outcome struct {
 	// Interrupted: the run's context was canceled while the job ran; it
 	// stays resumable (Suspended), as if the scheduler had suspended it.
 	Interrupted bool
+	// Caveat, if set, says why the job's strategy may not have explored
+	// every trace of its state space (dpor.Result.Caveat): Job.Caveat.
+	Caveat string
 }
 
 // Control links a running job to Quicksand.
@@ -353,6 +356,9 @@ func (d *driver) end(j *Job, out *Outcome) {
 	if out == nil {
 		out = &Outcome{}
 	}
+	if out.Caveat != "" {
+		j.Caveat = out.Caveat
+	}
 	d.s.Now = max(d.s.Now, d.now())
 	d.s.learnStack(out.SharedStack)
 	if out.Interrupted && out.Bug == "" && !out.Complete {
@@ -424,6 +430,31 @@ func (d *driver) state(j *Job, final *Outcome) []byte {
 
 // Bugs lists the jobs that found bugs, by ID.
 func (s *Sched) Bugs() []*Job { return s.byStatus(BugFound) }
+
+// Caveat is one reason a strategy gave why it may not have explored
+// every trace of a job's state space, with the jobs that gave it.
+type Caveat struct {
+	Text string
+	Jobs []int
+}
+
+// Caveats lists the jobs' distinct caveats (Job.Caveat), in the order of
+// the jobs that first gave them.
+func (s *Sched) Caveats() []Caveat {
+	var out []Caveat
+	for _, j := range s.Jobs {
+		if j.Caveat == "" {
+			continue
+		}
+		k := slices.IndexFunc(out, func(c Caveat) bool { return c.Text == j.Caveat })
+		if k < 0 {
+			k = len(out)
+			out = append(out, Caveat{Text: j.Caveat})
+		}
+		out[k].Jobs = append(out[k].Jobs, j.ID)
+	}
+	return out
+}
 
 // Completed lists the completed jobs, smallest sets first.
 func (s *Sched) Completed() []*Job {

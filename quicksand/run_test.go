@@ -26,6 +26,8 @@ type fakeProgram struct {
 	steps int            // interleavings run in all
 	log   []string       // what happened, in order
 	sizes map[string]int // size by set description (default 50)
+	// caveat, when set, is the caveat of the jobs with mutex_unlock.
+	caveat string
 }
 
 var errCrash = errors.New("crash")
@@ -42,6 +44,12 @@ func (p *fakeProgram) runner(s func() *Sched) Runner {
 			size = v
 		}
 		hasLock := slices.Contains(spec.SyncPPs, "mutex_lock")
+		end := func(o Outcome) *Outcome {
+			if slices.Contains(spec.SyncPPs, "mutex_unlock") {
+				o.Caveat = p.caveat
+			}
+			return &o
+		}
 		bug := hasLock && slices.Contains(spec.DataRacePCs, 0xa) && slices.Contains(spec.DataRacePCs, 0xb)
 		p.log = append(p.log, fmt.Sprintf("start %d %s at %d", spec.ID, desc, n))
 		for n < size {
@@ -54,8 +62,8 @@ func (p *fakeProgram) runner(s func() *Sched) Runner {
 			est := estimator.Estimate{Branches: n, Proportion: float64(n) / float64(size), Size: float64(size)}
 			dec := ctl.Step(Step{Interleavings: n, Estimate: est, Races: races})
 			if bug && n == 10 {
-				p.commit(spec.ID, n, ctl.State(&Outcome{Bug: "assertion"}))
-				return &Outcome{Bug: "assertion"}, nil
+				p.commit(spec.ID, n, ctl.State(end(Outcome{Bug: "assertion"})))
+				return end(Outcome{Bug: "assertion"}), nil
 			}
 			if n%p.every == 0 {
 				p.commit(spec.ID, n, ctl.State(nil))
@@ -64,12 +72,12 @@ func (p *fakeProgram) runner(s func() *Sched) Runner {
 				return nil, errCrash
 			}
 			if dec != Continue {
-				p.commit(spec.ID, n, ctl.State(&Outcome{}))
-				return &Outcome{}, nil
+				p.commit(spec.ID, n, ctl.State(end(Outcome{})))
+				return end(Outcome{}), nil
 			}
 		}
-		p.commit(spec.ID, n, ctl.State(&Outcome{Complete: true}))
-		return &Outcome{Complete: true}, nil
+		p.commit(spec.ID, n, ctl.State(end(Outcome{Complete: true})))
+		return end(Outcome{Complete: true}), nil
 	}
 }
 
@@ -196,6 +204,44 @@ func TestRunCrashResume(t *testing.T) {
 		}
 		if g, w := summary(res.Sched), summary(want.Sched); !reflect.DeepEqual(g, w) {
 			t.Errorf("crash at %d: jobs\n%q\nwant\n%q", at, g, w)
+		}
+	}
+}
+
+// TestCaveatsAcrossResume: a job's caveat (Outcome.Caveat) stays with
+// the job in the stored state, so a run resumed after crashes lists the
+// same caveats, with the same jobs, as one that ran through: the jobs
+// with mutex_unlock that ended (the fake program gives them the caveat),
+// in the order of their IDs.
+func TestCaveatsAcrossResume(t *testing.T) {
+	sizes := map[string]int{"[mutex_lock mutex_unlock] []": 5000}
+	ref := &fakeProgram{store: map[int]int{}, every: 5, sizes: sizes, caveat: "not exact"}
+	want, err := fakeRun(t, ref, 1000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []int
+	for _, j := range want.Sched.Jobs {
+		if j.Started && slices.Contains(j.Set.IDs(), 1) { // PP 1: mutex_unlock
+			jobs = append(jobs, j.ID)
+		}
+	}
+	if w := []Caveat{{Text: "not exact", Jobs: jobs}}; len(jobs) == 0 || !reflect.DeepEqual(want.Sched.Caveats(), w) {
+		t.Fatalf("caveats %+v, want %+v", want.Sched.Caveats(), w)
+	}
+	for _, at := range []int{150, 377, 610} {
+		p := &fakeProgram{store: map[int]int{}, every: 5, sizes: sizes, caveat: "not exact", crash: at}
+		var state []byte
+		res, err := fakeRun(t, p, 1000, state)
+		for tries := 0; errors.Is(err, errCrash) && tries < 100; tries++ {
+			state, p.crash = p.state, p.steps+97
+			res, err = fakeRun(t, p, 1000, state)
+		}
+		if err != nil {
+			t.Fatalf("crash at %d: %v", at, err)
+		}
+		if g, w := res.Sched.Caveats(), want.Sched.Caveats(); !reflect.DeepEqual(g, w) {
+			t.Errorf("crash at %d: caveats %+v, want %+v", at, g, w)
 		}
 	}
 }

@@ -75,6 +75,9 @@ type Job struct {
 	// SharedStack are the shared stack locations the job records (the
 	// run's, as of its first start).
 	SharedStack []uint64 `msgpack:"stack,omitempty"`
+	// Caveat: its strategy may not have explored every trace of its
+	// state space, and why (Outcome.Caveat; the verdict repeats it).
+	Caveat string `msgpack:"caveat,omitempty"`
 
 	stop bool // tell the runner to stop at its next report
 }
