@@ -39,7 +39,9 @@ func ParseSchedule(s string) ([]record.Choice, error) { return schedule.Parse(s)
 func Execute(image []byte, path string, kcfg kernel.Config, sc Schedule) (*Execution, error) {
 	var ch schedule.Chooser = schedule.Default{}
 	if sc.Seed >= 0 {
-		ch = schedule.NewRandom(uint64(sc.Seed))
+		r := schedule.NewRandom(uint64(sc.Seed))
+		r.Aborts = !kcfg.HTM.Weak // weak atomicity has no RETRY aborts (the thesis's -W needs -S)
+		ch = r
 	}
 	if sc.Choices != nil {
 		ch = schedule.Script{Choices: sc.Choices}

@@ -42,7 +42,7 @@ Exit codes: 0 no bug, 1 bug found, 2 usage or input error, 3 budget exhausted.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.schedule, "schedule", "", "choices, e.g. 1,1,2,1 (thread per transition; the default schedule continues after the list)")
-	fl.Int64Var(&f.seed, "seed", -1, "choose uniformly at random at every PP with this seed")
+	fl.Int64Var(&f.seed, "seed", -1, "choose uniformly at random at every PP with this seed (and flip a coin for each transaction: it starts or aborts with RETRY; not under -W)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON summary on stdout (the guest's output included)")
 	f.ppFlags.register(fl)
 	fl.BoolVar(&f.noTrack, "no-track", false, "do not record shared-memory accesses")

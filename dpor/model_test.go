@@ -267,6 +267,14 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 	return tr, nil
 }
 
+// AtXbegin implements record.XbeginWaiter: thread t's last transition
+// ended at its _xbegin (Step's PPXbegin).
+func (m *model) AtXbegin(t record.TID) bool {
+	i := int(t) - 1
+	pc := m.st.pc[i]
+	return !m.st.ended && pc > 0 && pc < len(m.prog[i]) && (m.prog[i][pc].kind == opTxn || m.prog[i][pc].kind == opTxnIf)
+}
+
 // Values implements record.Valuer: a thread's next opNondet has arg values.
 func (m *model) Values(t record.TID) int64 {
 	i := int(t) - 1
@@ -310,6 +318,9 @@ func schedString(cs []record.Choice) string {
 			b.WriteByte(',')
 		}
 		fmt.Fprint(&b, c.Thread)
+		if c.Value != 0 {
+			fmt.Fprintf(&b, ":%d", c.Value)
+		}
 	}
 	return b.String()
 }

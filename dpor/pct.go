@@ -35,7 +35,8 @@ const (
 //     yet, has no change points (it runs the threads in priority order).
 //
 // Walk w draws everything (the change points first, then the ranks as
-// threads appear) from a PCG seeded with (Spec.Seed, w): it depends only on
+// threads appear and the coins at _xbegin, below) from a PCG seeded with
+// (Spec.Seed, w): it depends only on
 // Seed, Depth, w and the walks before it, so the same Spec runs the same
 // walks, and a resumed exploration goes on with those of the uninterrupted
 // one. In a walk, only a change point (at most d-1 of them) or a thread of
@@ -43,8 +44,11 @@ const (
 // a thread that can still run. A bug of depth d (d ordering constraints
 // suffice to hit it) is hit with probability at least 1/(n·K^(d-1)), n
 // threads (the paper's bound, for walks of at most K steps). Nondet calls
-// take their first value, as in a random walk. It never completes: a
-// budget or an interleaving limit ends it.
+// take their first value, as in a random walk; where the thread to run is
+// stopped at an _xbegin, a fair coin decides whether its transaction
+// starts or aborts with RETRY (step; the paper has no transactions, and
+// the coin is no priority change). It never completes: a budget or an
+// interleaving limit ends it.
 func init() {
 	register("pct", "probabilistic concurrency testing (--seed, --depth d): priority walks with d-1 random priority change points; never complete", false,
 		func(s Spec) (Strategy, error) {
@@ -86,7 +90,10 @@ func (*pctStrategy) Bound(r int) (int, bool) { return onlyRound0(r) }
 // allValues: a walk never branches, so a nondet call takes its first
 // value, as in a random walk.
 func (*pctStrategy) allValues(*Explorer, int, record.Choice) bool { return false }
-func (*pctStrategy) Skip(*Explorer, int, record.Choice) bool      { return false }
+
+// Skip refuses every abort the explorer would inject: a walk draws its
+// own (walkSkip, step).
+func (*pctStrategy) Skip(_ *Explorer, _ int, c record.Choice) bool { return walkSkip(c) }
 
 // Reached: the first walk chooses its root's thread in Pick.
 func (p *pctStrategy) Reached(x *Explorer, i int) {
@@ -100,7 +107,7 @@ func (p *pctStrategy) Branch(x *Explorer, _ *Branch) error {
 	root := &x.nodes[0]
 	root.explored, root.tagged = nil, nil
 	p.reset(x)
-	x.tag(0, p.choose(root.runnable, 1))
+	x.tag(0, p.step(x, 0).Thread) // no thread is at an _xbegin at the root
 	return nil
 }
 
@@ -113,10 +120,22 @@ func (p *pctStrategy) Pick(x *Explorer) record.Choice {
 		// stored the frontier; draw it again along the path's nodes.
 		p.reset(x)
 		for j := range last {
-			p.choose(x.nodes[j].runnable, j+1)
+			p.step(x, j)
 		}
 	}
-	return record.Choice{Thread: p.choose(x.nodes[last].runnable, last+1)}
+	return p.step(x, last)
+}
+
+// step is the walk's choice at node j (its step j+1): the thread choose
+// gives and, where that thread is stopped at an _xbegin, a fair coin for
+// its transaction: it starts, or aborts with RETRY (no coin under
+// Spec.STM, as in random walks).
+func (p *pctStrategy) step(x *Explorer, j int) record.Choice {
+	c := record.Choice{Thread: p.choose(x.nodes[j].runnable, j+1)}
+	if !x.opt.STM && x.atXbegin(j, c.Thread) && p.rng.IntN(2) == 1 {
+		c.Value = record.XabortRetry
+	}
+	return c
 }
 
 // reset starts walk x.executed+1: its PRNG, no thread seen, and its change

@@ -1,15 +1,21 @@
 package dpor
 
 import (
+	"slices"
+
 	"landslide/record"
 	"landslide/schedule"
 )
 
 // Random walks: each interleaving is an independent walk from the root,
-// choosing uniformly among the runnable threads at every PP. Walk k (the
-// k-th interleaving, 1-based) uses seed Spec.Seed+k-1 exactly as
-// `landslide run --seed` does, so `landslide run --seed SEED+k-1` repeats
-// it. It never completes: a budget or an interleaving limit ends it.
+// choosing uniformly among the runnable threads at every PP, and where
+// the chosen thread is stopped at an _xbegin, flipping a fair coin for
+// its transaction: it starts, or aborts with RETRY (none under Spec.STM,
+// whose aborts are CONFLICT ones, which a walk cannot place after the
+// access that causes them). Walk k (the k-th interleaving, 1-based) uses
+// seed Spec.Seed+k-1 exactly as `landslide run --seed` does, so
+// `landslide run --seed SEED+k-1` repeats it (`run` has no --stm). It
+// never completes: a budget or an interleaving limit ends it.
 func init() {
 	register("random", "seeded random walks (--seed): walk k is what landslide run --seed SEED+k-1 runs; never complete", false,
 		func(s Spec) (Strategy, error) {
@@ -32,7 +38,10 @@ func (*randomStrategy) Bound(r int) (int, bool) { return onlyRound0(r) }
 // allValues: a walk never branches, so a nondet call takes its first
 // value, as under landslide run --seed.
 func (*randomStrategy) allValues(*Explorer, int, record.Choice) bool { return false }
-func (*randomStrategy) Skip(*Explorer, int, record.Choice) bool      { return false }
+
+// Skip refuses every abort the explorer would inject: a walk draws its
+// own (walkSkip).
+func (*randomStrategy) Skip(_ *Explorer, _ int, c record.Choice) bool { return walkSkip(c) }
 
 // Reached: the first walk draws its root's thread in Pick.
 func (r *randomStrategy) Reached(x *Explorer, i int) {
@@ -52,7 +61,7 @@ func (r *randomStrategy) startWalk(x *Explorer) {
 	root := &x.nodes[0]
 	root.explored, root.tagged = nil, nil
 	r.reset(x.executed + 1)
-	x.tag(0, r.choose(root.runnable))
+	x.tag(0, r.choose(x, 0).Thread) // no thread is at an _xbegin at the root
 }
 
 // Pick continues the walk (the path asks where no tag is pending: at
@@ -63,9 +72,9 @@ func (r *randomStrategy) Pick(x *Explorer) record.Choice {
 		// Resumed between walks: the root's draw was made by the process
 		// that stored the frontier; redo it.
 		r.reset(w)
-		r.choose(x.nodes[0].runnable)
+		r.choose(x, 0)
 	}
-	return record.Choice{Thread: r.choose(x.nodes[len(x.nodes)-1].runnable)}
+	return r.choose(x, len(x.nodes)-1)
 }
 
 func (r *randomStrategy) reset(walk int) {
@@ -76,20 +85,29 @@ func (r *randomStrategy) reset(walk int) {
 	}
 }
 
-// choose draws as schedule.Random does at a PP with these threads.
-func (r *randomStrategy) choose(runnable []record.TID) record.TID {
-	r.m.runnable = runnable
+// choose draws as schedule.Random does at node i's PP.
+func (r *randomStrategy) choose(x *Explorer, i int) record.Choice {
+	r.m.runnable, r.m.xb = x.nodes[i].runnable, x.nodes[i].xb
+	r.rng.Aborts = !x.opt.STM
 	c, err := r.rng.Choose(r.m, 0)
 	if err != nil {
-		return 0
+		return record.Choice{}
 	}
-	return c.Thread
+	return c
 }
 
-// pickMachine shows schedule.Random the runnable threads of a node.
+// pickMachine shows schedule.Random the runnable threads of a node and
+// those stopped at an _xbegin there.
 type pickMachine struct {
 	record.Machine
-	runnable []record.TID
+	runnable, xb []record.TID
 }
 
-func (p *pickMachine) Runnable() []record.TID { return p.runnable }
+func (p *pickMachine) Runnable() []record.TID     { return p.runnable }
+func (p *pickMachine) AtXbegin(t record.TID) bool { return slices.Contains(p.xb, t) }
+
+// walkSkip is Skip for the strategies whose executions are walks (random,
+// PCT): an abort injected at a node would make the next execution
+// continue the last walk from there, not start a new one, so the walk
+// draws its aborts itself.
+func walkSkip(c record.Choice) bool { return c.Value != 0 }

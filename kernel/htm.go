@@ -74,6 +74,13 @@ var allowedInTxn = map[uint64]bool{
 	SysPanic: true, SysXbegin: true, SysXend: true, SysXabort: true, SysXtest: true,
 }
 
+// AtXbegin implements record.XbeginWaiter: thread tid is stopped at an
+// _xbegin, so its next choice gives _xbegin's result.
+func (k *Kernel) AtXbegin(tid record.TID) bool {
+	t := k.find(tid)
+	return t != nil && t.atXbegin
+}
+
 // xbegin runs the _xbegin the current thread is stopped at, with the
 // chosen result: 0 starts the transaction, anything else is the abort
 // status it returns.

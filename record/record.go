@@ -338,6 +338,14 @@ type LockWaiter interface {
 	LockWait(t TID) (lock uint64, ok bool)
 }
 
+// XbeginWaiter is an optional interface of a Machine with transactions:
+// AtXbegin says whether thread t is stopped at an _xbegin (its last
+// transition ended at PPXbegin), where a choice of t may carry an abort
+// status (Choice.Value). Random walks (schedule.Random) draw one there.
+type XbeginWaiter interface {
+	AtXbegin(t TID) bool
+}
+
 // Valuer is an optional interface of a Machine whose threads can stop at
 // a nondet call (PPNondet): Values is how many values the call thread t
 // is stopped before has (0 for none), whichever the choice that ran t

@@ -30,12 +30,20 @@ type Default struct{}
 func (Default) Choose(m record.Machine, _ int) (record.Choice, error) { return m.Default(), nil }
 
 // Random picks uniformly among the runnable threads with a seeded PCG, so a
-// seed names one schedule forever.
-type Random struct{ r *rand.Rand }
+// seed names one schedule forever. With Aborts, where the thread it picks
+// is stopped at an _xbegin (record.XbeginWaiter), it then draws the
+// transaction's fate as a fair coin: it starts, or _xbegin returns RETRY
+// (a walk has no way to place a CONFLICT abort after the access that
+// causes it). A program without transactions draws the same schedule
+// either way.
+type Random struct {
+	r      *rand.Rand
+	Aborts bool
+}
 
-// NewRandom returns the strategy for seed.
+// NewRandom returns the strategy for seed, with aborts.
 func NewRandom(seed uint64) *Random {
-	return &Random{rand.New(rand.NewPCG(seed, 0x6c616e64736c6964))}
+	return &Random{r: rand.New(rand.NewPCG(seed, 0x6c616e64736c6964)), Aborts: true}
 }
 
 // Choose implements Chooser.
@@ -44,7 +52,11 @@ func (r *Random) Choose(m record.Machine, _ int) (record.Choice, error) {
 	if len(run) == 0 {
 		return record.Choice{}, fmt.Errorf("no runnable thread")
 	}
-	return record.Choice{Thread: run[r.r.IntN(len(run))]}, nil
+	c := record.Choice{Thread: run[r.r.IntN(len(run))]}
+	if xw, ok := m.(record.XbeginWaiter); ok && r.Aborts && xw.AtXbegin(c.Thread) && r.r.IntN(2) == 1 {
+		c.Value = record.XabortRetry
+	}
+	return c, nil
 }
 
 // Script replays a fixed list of choices, then continues as Default.
