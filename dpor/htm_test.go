@@ -100,11 +100,12 @@ func guardProgram(r *rand.Rand) [][]op {
 }
 
 // lsStopMisses: the programs of TestSelfAbortStops on which the stop
-// loses final states that the thesis's sleep-set check (with and without
-// retry sets) reaches without it. That check is unsound on its own
-// (TestStateDependentAccesses) and only reproduces the thesis's figures;
-// on this program it lost them before asleep aborts stopped counting too.
-var lsStopMisses = map[string]bool{"asleep abort": true}
+// loses final states that the thesis's sleep-set check (with or without
+// retry sets) reaches without it (-guard.programs 1000 reaches 396 and
+// 917). That check is unsound on its own (TestStateDependentAccesses)
+// and only reproduces the thesis's figures; it lost these before asleep
+// aborts stopped counting too.
+var lsStopMisses = map[string]bool{"asleep abort": true, "program 396": true, "program 917": true}
 
 var guardPrograms = flag.Int("guard.programs", 60, "TestSelfAbortStops: how many random programs with self-aborting transactions")
 
