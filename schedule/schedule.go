@@ -30,7 +30,7 @@ type Default struct{}
 func (Default) Choose(m record.Machine, _ int) (record.Choice, error) { return m.Default(), nil }
 
 // Random picks uniformly among the runnable threads with a seeded PCG, so a
-// seed names one schedule forever. With Aborts, where the thread it picks
+// seed names one schedule of a program. With Aborts, where the thread it picks
 // is stopped at an _xbegin (record.XbeginWaiter), it then draws the
 // transaction's fate as a fair coin: it starts, or _xbegin returns RETRY
 // (a walk has no way to place a CONFLICT abort after the access that
