@@ -406,7 +406,8 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 	}
 	v := res.Verdict
 	code := exitCode(v.Outcome)
-	for _, c := range s.Caveats() {
+	caveats := s.Caveats()
+	for _, c := range caveats {
 		if c.Text != q.warned {
 			fmt.Fprintf(q.stderr, "landslide: warning: %s\n", check.CaveatLine(c))
 		}
@@ -438,7 +439,7 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 				Origin: j.Origin, Interleavings: j.Interleavings, Proportion: finite(j.Proportion), Suspensions: j.Suspensions, Note: j.Note,
 				Caveat: j.Caveat})
 		}
-		for _, c := range s.Caveats() {
+		for _, c := range caveats {
 			doc.Caveats = append(doc.Caveats, c.Text)
 		}
 		if res.Run != nil {

@@ -47,12 +47,15 @@ type dporNode struct {
 	curNarrow bool
 }
 
-// finish notes the current child's subtree at node i as done. A
-// narrowed one counts once its thread's subtrees there are complete.
-func (p *dporNode) finish(x *Explorer, i int) {
+// advance notes the previous child's subtree at node i as done (a
+// narrowed one counts once its thread's subtrees there are complete) and
+// transition i, the branch's, as the current child.
+func (p *dporNode) advance(x *Explorer, i int) {
 	if p.cur != nil && (!p.curNarrow || x.retryDone(i, p.cur.thread)) {
 		p.done = append(p.done, *p.cur)
 	}
+	ev := x.event(i)
+	p.cur, p.curNarrow = &ev, x.nodes[i].narrowed
 }
 
 func (*dporStrategy) stopsAtSelfAborts()           {}
@@ -77,9 +80,8 @@ func (d *dporStrategy) Reached(x *Explorer, i int) {
 	}
 	d.nodes = d.nodes[:i]
 	p := &d.nodes[i-1]
-	p.finish(x, i-1) // the previous child's subtree is done
-	ev := x.event(i - 1)
-	p.cur, p.curNarrow = &ev, x.nodes[i-1].narrowed
+	p.advance(x, i-1)
+	ev := *p.cur
 	var sleep []event
 	for _, set := range [][]event{p.sleep, p.done} {
 		for _, e := range set {
@@ -111,10 +113,7 @@ func (d *dporStrategy) Branch(x *Explorer, br *Branch) error {
 		if n := len(x.trs); n > 0 && n == len(x.nodes) {
 			// The last transition pushed no node: note it as its
 			// node's current child.
-			p := &d.nodes[n-1]
-			p.finish(x, n-1)
-			ev := x.event(n - 1)
-			p.cur, p.curNarrow = &ev, x.nodes[n-1].narrowed
+			d.nodes[n-1].advance(x, n-1)
 		}
 	}
 	races := x.an.racesFrom(x.lastDiv)

@@ -715,14 +715,21 @@ func (x *Explorer) tag(i int, q record.TID) {
 		return
 	}
 	n := &x.nodes[i]
-	switch {
-	case contains(n.explored, q) || contains(n.tagged, q):
-	case n.pre+n.cost(q) > x.bound:
-		x.dropped = true
-	case x.strat.Skip(x, i, record.Choice{Thread: q}):
-	default:
+	if !contains(n.explored, q) && !contains(n.tagged, q) && x.admits(i, record.Choice{Thread: q}) {
 		n.tagged = append(n.tagged, q)
 	}
+}
+
+// admits reports whether choice c may be tagged or injected at node i:
+// within the round's preemption bound (beyond it, the round is marked as
+// having dropped a tag) and not refused by the strategy.
+func (x *Explorer) admits(i int, c record.Choice) bool {
+	n := &x.nodes[i]
+	if n.pre+n.cost(c.Thread) > x.bound {
+		x.dropped = true
+		return false
+	}
+	return !x.strat.Skip(x, i, c)
 }
 
 func remove(ts []record.TID, t record.TID) []record.TID {

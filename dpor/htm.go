@@ -56,17 +56,13 @@ func xbeginAfter(before []record.TID, tr *record.Transition) []record.TID {
 func (x *Explorer) inject(i int, q record.TID, v int64) {
 	n := &x.nodes[i]
 	ch := record.Choice{Thread: q, Value: v}
-	switch {
-	case !contains(n.runnable, q) && !(x.opt.WeakAtomicity && x.atXbegin(i, q)) || n.triedOrToDo(ch):
-	case n.pre+n.cost(q) > x.bound:
-		x.dropped = true
-	case x.strat.Skip(x, i, ch):
-	default:
-		if !slices.Contains(n.injected, ch) {
-			n.injected = append(n.injected, ch)
-		}
-		n.inject = append(n.inject, ch) // again, where it ran only under a narrower retry set
+	if !contains(n.runnable, q) && !(x.opt.WeakAtomicity && x.atXbegin(i, q)) || n.triedOrToDo(ch) || !x.admits(i, ch) {
+		return
 	}
+	if !slices.Contains(n.injected, ch) {
+		n.injected = append(n.injected, ch)
+	}
+	n.inject = append(n.inject, ch) // again, where it ran only under a narrower retry set
 }
 
 // choiceValue is the value of the choice that made transition j (0 for

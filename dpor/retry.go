@@ -395,14 +395,7 @@ type race struct {
 func (x *Explorer) retryTag(i int, q record.TID) {
 	n := &x.nodes[i]
 	eff := overlay(n.consIn, x.retrySet(i, q))
-	if slices.ContainsFunc(n.rever[q], func(e retryCons) bool { return covers(e, eff) }) {
-		return
-	}
-	switch {
-	case n.pre+n.cost(q) > x.bound:
-		x.dropped = true
-		return
-	case x.strat.Skip(x, i, record.Choice{Thread: q}):
+	if slices.ContainsFunc(n.rever[q], func(e retryCons) bool { return covers(e, eff) }) || !x.admits(i, record.Choice{Thread: q}) {
 		return
 	}
 	mapAppend(&n.rever, q, eff)
@@ -422,8 +415,14 @@ func (x *Explorer) retryTag(i int, q record.TID) {
 // can sleep in the later siblings' subtrees. (Where q is at its _xbegin
 // the children differ by the result: never.)
 func (x *Explorer) retryDone(i int, q record.TID) bool {
+	return len(x.nodes[i].rtodo[q]) == 0 && !x.atXbegin(i, q) && x.coveredAt(i, q)
+}
+
+// coveredAt reports whether thread q's tags and explorations at node i
+// hold all that the node's constraints allow q there.
+func (x *Explorer) coveredAt(i int, q record.TID) bool {
 	n := &x.nodes[i]
-	return len(n.rtodo[q]) == 0 && !x.atXbegin(i, q) && len(uncovered(n.consIn, n.rever[q])) == 0
+	return len(uncovered(n.consIn, n.rever[q])) == 0
 }
 
 // ranOrTagged reports whether thread q ran or is tagged at node i: under
@@ -434,7 +433,7 @@ func (x *Explorer) ranOrTagged(i int, q record.TID) bool {
 	if !x.opt.RetrySets {
 		return contains(n.explored, q) || contains(n.tagged, q)
 	}
-	return len(uncovered(n.consIn, n.rever[q])) == 0
+	return x.coveredAt(i, q)
 }
 
 // popTag takes the k-th tag of node n: its thread, with (under retry
