@@ -120,7 +120,7 @@ func TestQuicksandText(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{"==== FINAL REPORT ====", "BUG FOUND: ", "BUG (job ", "'data race @ 0x", "fig1.c:",
-		"after 15680 interleavings", "Verified PP sets (", "landslide-bug-fig1-job", "core saturation"} {
+		"after 15964 interleavings", "Verified PP sets (", "landslide-bug-fig1-job", "core saturation"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}

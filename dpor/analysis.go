@@ -96,6 +96,27 @@ func (a *analysis) dependent(k, n int) bool {
 	return found || slices.Contains(a.dis[n], int32(k))
 }
 
+// overwrites reports whether transition k (k < j) wrote a byte that
+// transition j touched: j may have read what k wrote.
+func (a *analysis) overwrites(k, j int) bool {
+	kk, kj := a.keys[k], a.keys[j]
+	for x, y := 0, 0; x < len(kk) && y < len(kj); {
+		switch {
+		case kk[x].key < kj[y].key:
+			x++
+		case kk[x].key > kj[y].key:
+			y++
+		default:
+			if kk[x].w&(kj[y].r|kj[y].w) != 0 {
+				return true
+			}
+			x++
+			y++
+		}
+	}
+	return false
+}
+
 // add appends transition j = len so far, run from a node where before
 // were runnable.
 func (a *analysis) add(tr *record.Transition, before []record.TID) {

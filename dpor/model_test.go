@@ -44,6 +44,10 @@ const (
 	// and SyncTxnAbort, as the kernel's does. htm2's transaction.
 	opTxnIf
 	opGuard // if reg != 0: var = arg, else nothing (htm2's failure path raising and lowering its flag)
+	// opIfZero: reads variable arg and, if it is zero, also var++ (reg =
+	// 0; else reg = 1): opTxnIf's footprint without a transaction (what
+	// it touches depends on what it reads, in one transition).
+	opIfZero
 )
 
 type op struct {
@@ -193,6 +197,15 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 		m.st.vars[o.v]++
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Sync: 1}, record.Access{Addr: addr, Size: 8, Write: true, Sync: 1})
 		tr.Sync = append(tr.Sync, record.SyncEvent{Kind: record.SyncTxnEnd})
+	case opIfZero:
+		m.st.reg[i] = 1
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: uint64(varBase + 8*o.arg), Size: 8})
+		if m.st.vars[o.arg] != 0 {
+			break
+		}
+		m.st.reg[i] = 0
+		m.st.vars[o.v]++
+		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8}, record.Access{Addr: addr, Size: 8, Write: true})
 	case opGuard:
 		if m.st.reg[i] != 0 {
 			m.st.vars[o.v] = o.arg

@@ -127,6 +127,20 @@ func (a *event) dependent(b *event) bool {
 	return keysConflict(a.keys, b.keys)
 }
 
+// keysWithin reports whether every key b touches, a touches too.
+func keysWithin(b, a []keyMask) bool {
+	i := 0
+	for _, m := range b {
+		for i < len(a) && a[i].key < m.key {
+			i++
+		}
+		if i == len(a) || a[i].key != m.key {
+			return false
+		}
+	}
+	return true
+}
+
 // keysConflict reports whether two sorted key lists touch a common byte,
 // one of them writing it.
 func keysConflict(a, b []keyMask) bool {
