@@ -99,22 +99,7 @@ func (a *analysis) dependent(k, n int) bool {
 // overwrites reports whether transition k (k < j) wrote a byte that
 // transition j touched: j may have read what k wrote.
 func (a *analysis) overwrites(k, j int) bool {
-	kk, kj := a.keys[k], a.keys[j]
-	for x, y := 0, 0; x < len(kk) && y < len(kj); {
-		switch {
-		case kk[x].key < kj[y].key:
-			x++
-		case kk[x].key > kj[y].key:
-			y++
-		default:
-			if kk[x].w&(kj[y].r|kj[y].w) != 0 {
-				return true
-			}
-			x++
-			y++
-		}
-	}
-	return false
+	return anyCommonKey(a.keys[k], a.keys[j], func(x, y keyMask) bool { return x.w&(y.r|y.w) != 0 })
 }
 
 // add appends transition j = len so far, run from a node where before

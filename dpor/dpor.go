@@ -346,22 +346,24 @@ func (d *dporStrategy) tagRace(x *Explorer, i, j int) {
 // succeeds here), the sleep set is trusted: no test has shown a miss
 // there, and waking it would repeat every such race's subtree.
 func (d *dporStrategy) wakeChanged(x *Explorer, i, j int) {
-	if !d.sleepSets || i >= len(d.nodes) || x.choiceValue(j) != 0 || !x.mayRunOtherwise(i, j) {
+	if !d.sleepSets || i >= len(d.nodes) || x.choiceValue(j) != 0 {
 		return
 	}
 	p := x.trs[j].Thread
+	n := &d.nodes[i]
+	wider := func(e event) bool {
+		return e.choice() == record.Choice{Thread: p} && !keysWithin(e.keys, x.an.keys[j])
+	}
+	// The sleep set first: most races find no such entry.
+	if !slices.ContainsFunc(n.sleep, wider) || !x.mayRunOtherwise(i, j) {
+		return
+	}
 	for k := i + 1; k < j; k++ {
 		if x.trs[k].Thread == p {
 			return // p's first transition from i is not j
 		}
 	}
-	n := &d.nodes[i]
-	wider := func(e event) bool {
-		return e.choice() == record.Choice{Thread: p} && !keysWithin(e.keys, x.an.keys[j])
-	}
-	if slices.ContainsFunc(n.sleep, wider) {
-		n.sleep = slices.DeleteFunc(slices.Clone(n.sleep), wider)
-	}
+	n.sleep = slices.DeleteFunc(slices.Clone(n.sleep), wider)
 }
 
 // mayRunOtherwise reports whether transition j may do something else when

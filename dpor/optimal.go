@@ -144,6 +144,12 @@ func keysWithin(b, a []keyMask) bool {
 // keysConflict reports whether two sorted key lists touch a common byte,
 // one of them writing it.
 func keysConflict(a, b []keyMask) bool {
+	return anyCommonKey(a, b, func(x, y keyMask) bool { return x.w&(y.r|y.w) != 0 || x.r&y.w != 0 })
+}
+
+// anyCommonKey reports whether f holds for the masks of some key that
+// both sorted key lists touch.
+func anyCommonKey(a, b []keyMask, f func(x, y keyMask) bool) bool {
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
 		case a[i].key < b[j].key:
@@ -151,7 +157,7 @@ func keysConflict(a, b []keyMask) bool {
 		case a[i].key > b[j].key:
 			j++
 		default:
-			if a[i].w&(b[j].r|b[j].w) != 0 || a[i].r&b[j].w != 0 {
+			if f(a[i], b[j]) {
 				return true
 			}
 			i++
