@@ -170,38 +170,48 @@ func lineupJudge(spec *linearize.Spec) func(*dpor.Branch) *record.Bug {
 // transition.
 func branchHistory(b *dpor.Branch) (h *linearize.History, key string, trs []*record.Transition, last []int) {
 	calls, first, last := lineupCalls(b.Transitions)
-	h = &linearize.History{Calls: calls, After: make([][]bool, len(calls)), Precedes: make([][]bool, len(calls))}
+	n := len(calls)
+	h = &linearize.History{Calls: calls, After: matrix(n), Precedes: matrix(n), StartsAfter: matrix(n), EndsAfter: matrix(n)}
 	var k strings.Builder
 	for i := range calls {
 		fmt.Fprintf(&k, "%d.%d:%s(%d)=%d,%v;", calls[i].Thread, calls[i].Index, calls[i].Op, calls[i].Arg, calls[i].Result, calls[i].Done)
 	}
 	for i := range calls {
-		h.After[i] = make([]bool, len(calls))
-		h.Precedes[i] = make([]bool, len(calls))
 		for j := range calls {
 			if i == j || calls[i].Thread == calls[j].Thread {
 				k.WriteByte('-')
 				continue
 			}
-			// Some transition of j happens after some transition of i
-			// exactly when j's last one happens after i's first; and j
-			// begins after i returns in every equivalent interleaving
-			// when j's first one happens after i's last. (A call's
-			// first transition holds the code before lineup_call too:
-			// a call is taken as longer, never shorter.)
+			// Happens-before between the calls' first and last
+			// transitions: some transition of j happens after some
+			// transition of i exactly when j's last one happens after
+			// i's first (After); j begins after i returns in every
+			// equivalent interleaving when j's first one happens after
+			// i's last (Precedes). (A call's first transition holds the
+			// code before lineup_call too: a call is taken as longer,
+			// never shorter.)
 			h.After[i][j] = b.HappensAfter(first[i], last[j])
 			h.Precedes[i][j] = b.HappensAfter(last[i], first[j])
-			switch {
-			case h.Precedes[i][j]:
-				k.WriteByte('2')
-			case h.After[i][j]:
-				k.WriteByte('1')
-			default:
-				k.WriteByte('0')
+			h.StartsAfter[i][j] = b.HappensAfter(first[i], first[j])
+			h.EndsAfter[i][j] = b.HappensAfter(last[i], last[j])
+			bits := 0
+			for x, v := range []bool{h.After[i][j], h.Precedes[i][j], h.StartsAfter[i][j], h.EndsAfter[i][j]} {
+				if v {
+					bits |= 1 << x
+				}
 			}
+			k.WriteByte("0123456789abcdef"[bits])
 		}
 	}
 	return h, k.String(), b.Transitions, last
+}
+
+func matrix(n int) [][]bool {
+	m := make([][]bool, n)
+	for i := range m {
+		m[i] = make([]bool, n)
+	}
+	return m
 }
 
 // judge is the bug of a history that is not linearizable (nil if it is).

@@ -1,40 +1,44 @@
 // Package linearize checks that the history of an explored interleaving
 // is linearizable: that some order of its calls, one at a time, gives
 // the results the calls had, as Line-Up does (Burckhardt, Dern, Musuvathi
-// and Tan, PLDI 2010), with the calls ordered by happens-before instead
-// of real time, as in van den Hooff's CB-DPOR thesis (MIT 2014, §3.4;
-// digest "cbdpor-lineup.md" §3).
+// and Tan, PLDI 2010), in every interleaving equivalent to the explored
+// one, as van den Hooff's CB-DPOR thesis asks (MIT 2014, §3.4; digest
+// "cbdpor-lineup.md" §3).
 //
 // The sequential specification is learned, the Line-Up way: the program
 // runs with its calls one at a time, in every order, and each order's
-// results are recorded (Spec). A history is then checked against it:
-//   - a call whose first transition happens after the other's last one
-//     ends before the other begins in every equivalent interleaving: it
-//     must come after it (Precedes);
-//   - two calls that overlap in some equivalent interleaving may come in
-//     either order, as Line-Up allows for overlapping calls;
-//   - two calls with no dependency either way come in either order in
-//     some equivalent interleaving (one runs entirely before the other),
-//     so the results must be explained with each order (none): some
-//     order of the calls that gives the results puts the first before the
-//     second, and some puts the second first (pair by pair, as the thesis
-//     states it).
+// results are recorded (Spec).
 //
-// Where this departs from the thesis: it orders two calls one way when
-// one depends on the other and not the reverse ("one-way"), even when
-// they overlap. With its "both orders" rule that flags correct
-// structures (the lock-free set's case 3: a contains that depends on an
-// early step of an overlapping remove was forced after it, which left no
-// order for an independent pair). Ordering only calls that cannot overlap
-// makes every verdict one that Line-Up gives on some equivalent
-// interleaving (a violation is real), and it is still the same for
-// equivalent interleavings.
+// Line-Up orders two calls when one returns before the other begins in
+// the interleaving it checks. Equivalent interleavings differ in that
+// real-time order, so the thesis orders calls by happens-before, which
+// they share. Its rules: two calls each with a transition after one of
+// the other's overlap in every equivalent interleaving and come in
+// either order; when only one has a transition after the other's, the
+// other must come first; with no dependency either way, both orders must
+// give the results. Applied pair by pair, these flag correct structures:
+// a one-way pair's order and an independent pair's order each occur in
+// some equivalent interleaving, but need not occur in the same one (the
+// lock-free set's case 3, under 9551f1b). Fc396a1 then ordered only calls
+// that cannot overlap, which misses violations: an enqueue whose last
+// step a dequeue's first does not follow may still return before it
+// begins (the tagged FIFO's case 0).
 //
-// Happens-before is the same in equivalent interleavings, and so are the
-// results: equivalent interleavings get the same verdict.
+// Check applies the rules per equivalent interleaving instead: a history
+// is linearizable when, for each real-time order an interleaving with
+// the explored one's happens-before can have, some order of the calls
+// that respects it gives the results. Only the calls' first and last
+// transitions matter, and it is enough to try the orders that return
+// every call as early and begin it as late as happens-before allows
+// (endpoints.orders): every other is contained in one of them. So a
+// violation is one Line-Up finds in some equivalent interleaving (it is
+// real), every such violation is found, and equivalent interleavings get
+// the same verdict. TestAgainstEquivalentInterleavings checks that
+// against the definition, by enumerating the interleavings.
 package linearize
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -79,6 +83,13 @@ type History struct {
 	// last (i returns before j begins in every equivalent interleaving).
 	// It implies After[i][j].
 	Precedes [][]bool
+	// StartsAfter[i][j]: call j's first transition happens after call
+	// i's first; EndsAfter[i][j]: j's last after i's last. With After
+	// and Precedes they are happens-before between the calls' ends,
+	// which fixes the real-time orders the equivalent interleavings can
+	// have. Nil: nothing beyond what the others imply (tests).
+	StartsAfter [][]bool
+	EndsAfter   [][]bool
 }
 
 // Spec is a sequential specification: the results of the calls in each
@@ -163,8 +174,17 @@ type Verdict struct {
 	Expected  []uint64
 }
 
+// MaxCalls is the most calls a history may have (sdk's lineup.h allows
+// LINEUP_MAX_CALLS, 64, per execution).
+const MaxCalls = 64
+
+// maxRealTimeStates bounds the search for the equivalent interleavings'
+// real-time orders (orders).
+const maxRealTimeStates = 1 << 20
+
 // Check checks h against the specification. An error is a history that
-// cannot be checked (too many orders, calls that never returned).
+// cannot be checked (too many calls or orders, calls that never
+// returned, dependencies that form a cycle).
 func (s *Spec) Check(h *History) (Verdict, error) {
 	n := len(h.Calls)
 	for i := range h.Calls {
@@ -173,134 +193,305 @@ func (s *Spec) Check(h *History) (Verdict, error) {
 			return Verdict{}, fmt.Errorf("thread %d's call %s had not returned when the execution ended", c.Thread, c.String())
 		}
 	}
-	// must[j] lists the calls that must come before j; none are the
-	// independent pairs, as (i, j) with i < j.
-	must := make([][]int, n)
-	var none [][2]int
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			ci, cj := &h.Calls[i], &h.Calls[j]
-			if i == j {
-				continue
-			}
-			if ci.Thread == cj.Thread {
-				if ci.Index < cj.Index {
-					must[j] = append(must[j], i)
-				}
-				continue
-			}
-			switch {
-			case h.Precedes[i][j]:
-				must[j] = append(must[j], i)
-			case !h.After[i][j] && !h.After[j][i] && i < j:
-				none = append(none, [2]int{i, j})
-			}
-		}
+	if n > MaxCalls {
+		return Verdict{}, fmt.Errorf("the history has %d calls: at most %d can be checked", n, MaxCalls)
 	}
-	// Enumerate the orders that respect must: which of them give the
-	// results, and for each independent pair, whether one that does puts
-	// its first call first, and one its second (the closest order that
-	// does not, for the report).
-	type side struct {
-		ok        bool
-		best      int // mismatching results of the closest order
-		bestOrder []int
+	ep, err := newEndpoints(h)
+	if err != nil {
+		return Verdict{}, err
 	}
-	before := make([][2]side, len(none)) // [k][0]: none[k][0] first; [1]: second first
-	some := side{best: n + 1}
-	for k := range before {
-		before[k][0].best, before[k][1].best = n+1, n+1
+	left := MaxOrders
+	tooMany := func() (Verdict, error) {
+		return Verdict{}, fmt.Errorf("the history's %d calls have more than %d orders to try against the real-time orders of its equivalent interleavings: too many to check", n, MaxOrders)
 	}
-	pos := make([]int, n)
-	placed := make([]bool, n)
-	perm := make([]int, 0, n)
-	count := 0
-	var tooMany bool
-	note := func(s *side, miss int) {
-		if s.ok {
-			return
-		}
-		if miss == 0 {
-			s.ok = true
-		} else if miss < s.best {
-			s.best, s.bestOrder = miss, slices.Clone(perm)
-		}
-	}
-	var rec func()
-	rec = func() {
-		if tooMany {
-			return
-		}
-		if len(perm) == n {
-			if count++; count > MaxOrders {
-				tooMany = true
-				return
-			}
-			for k, c := range perm {
-				pos[c] = k
-			}
-			miss := s.mismatches(h.Calls, perm)
-			note(&some, miss)
-			for k, p := range none {
-				if pos[p[0]] < pos[p[1]] {
-					note(&before[k][0], miss)
-				} else {
-					note(&before[k][1], miss)
-				}
-			}
-			return
-		}
-		for c := 0; c < n; c++ {
-			if placed[c] {
-				continue
-			}
-			ready := true
-			for _, b := range must[c] {
-				if !placed[b] {
-					ready = false
-					break
-				}
-			}
-			if !ready {
-				continue
-			}
-			placed[c] = true
-			perm = append(perm, c)
-			rec()
-			perm = perm[:len(perm)-1]
-			placed[c] = false
-		}
-	}
-	rec()
-	if tooMany {
-		return Verdict{}, fmt.Errorf("the history's %d calls have more than %d orders that respect their dependencies: too many to check", n, MaxOrders)
-	}
-	fail := func(reason string, sd *side) (Verdict, error) {
+	fail := func(reason string, closest []int) Verdict {
 		v := Verdict{Reason: reason}
-		if sd.bestOrder != nil {
-			v.Offending, v.Expected = s.offending(h.Calls, sd.bestOrder)
+		if closest != nil {
+			v.Offending, v.Expected = s.offending(h.Calls, closest)
 		}
-		return v, nil
+		return v
 	}
-	if !some.ok {
-		return fail("no order of the calls that respects their dependencies gives these results", &some)
+	// What every equivalent interleaving orders first: if nothing
+	// explains that, the message need not name an interleaving.
+	forced := ep.forced()
+	ok, closest := s.explain(h.Calls, forced, &left)
+	switch {
+	case left < 0:
+		return tooMany()
+	case !ok:
+		return fail("no order of the calls that respects their dependencies gives these results", closest), nil
 	}
+	// Each equivalent interleaving's real-time order, as tight as it
+	// can be.
+	var bad []uint64
+	var badClosest []int
+	complete, err := ep.orders(func(pred []uint64) bool {
+		ok, closest := s.explain(h.Calls, pred, &left)
+		if !ok && left >= 0 {
+			bad, badClosest = slices.Clone(pred), closest
+		}
+		return ok && left >= 0
+	})
+	switch {
+	case err != nil:
+		return Verdict{}, err
+	case left < 0:
+		return tooMany()
+	case bad != nil:
+		return fail(s.interleavingReason(h, forced, bad), badClosest), nil
+	case !complete:
+		return Verdict{}, fmt.Errorf("internal: the real-time orders' search stopped without a verdict")
+	}
+	return Verdict{OK: true}, nil
+}
+
+// interleavingReason says which calls return before others begin in the
+// equivalent interleaving whose real-time order pred nothing explains:
+// the pairs that are not already forced, without those implied through
+// a third call.
+func (s *Spec) interleavingReason(h *History, forced, pred []uint64) string {
 	name := func(i int) string {
 		c := &h.Calls[i]
 		return fmt.Sprintf("thread %d's %s", c.Thread, c.String())
 	}
-	for k, p := range none {
-		for o := 0; o < 2; o++ {
-			if sd := &before[k][o]; !sd.ok {
-				a, b := p[0], p[1]
-				if o == 1 {
-					a, b = b, a
+	var pairs []string
+	more := 0
+	for _, b := range canonical(h.Calls) {
+		for _, a := range canonical(h.Calls) {
+			if pred[b]&(1<<a) == 0 || forced[b]&(1<<a) != 0 || h.Calls[a].Thread == h.Calls[b].Thread {
+				continue
+			}
+			implied := false
+			for m := range h.Calls {
+				if pred[m]&(1<<a) != 0 && pred[b]&(1<<m) != 0 {
+					implied = true
+					break
 				}
-				return fail(fmt.Sprintf("no order of the calls with %s before %s gives these results, and they are independent: some equivalent interleaving runs the first entirely before the second", name(a), name(b)), sd)
+			}
+			if implied {
+				continue
+			}
+			if len(pairs) == 4 {
+				more++
+				continue
+			}
+			pairs = append(pairs, fmt.Sprintf("%s returns before %s begins", name(a), name(b)))
+		}
+	}
+	r := "no order of the calls gives these results in an equivalent interleaving where " + strings.Join(pairs, ", and ")
+	if more > 0 {
+		r += fmt.Sprintf(" (and %d more such pairs)", more)
+	}
+	return r
+}
+
+// explain reports whether some order of the calls in which each call
+// comes after those of pred[call] (a bit per call) gives their results,
+// and if not, the order that gives the fewest wrong ones (nil if no
+// order ran). Each order tried costs one from *left; below 0, it gave
+// up.
+func (s *Spec) explain(calls []Call, pred []uint64, left *int) (ok bool, closest []int) {
+	n := len(calls)
+	perm := make([]int, 0, n)
+	var placed uint64
+	best := n + 1
+	var rec func() bool
+	rec = func() bool {
+		if len(perm) == n {
+			if *left--; *left < 0 {
+				return true
+			}
+			miss := s.mismatches(calls, perm)
+			if miss == 0 {
+				ok = true
+				return true
+			}
+			if miss < best {
+				best, closest = miss, slices.Clone(perm)
+			}
+			return false
+		}
+		for c := 0; c < n; c++ {
+			if placed&(1<<c) != 0 || pred[c]&^placed != 0 {
+				continue
+			}
+			placed |= 1 << c
+			perm = append(perm, c)
+			stop := rec()
+			perm = perm[:len(perm)-1]
+			placed &^= 1 << c
+			if stop {
+				return true
+			}
+		}
+		return false
+	}
+	rec()
+	return ok, closest
+}
+
+// endpoints is happens-before between the calls' first and last
+// transitions (a call's begin and end), closed transitively: needB[x]
+// and needE[x] are the calls whose begin and whose end happen before
+// endpoint x (begin of call c: x = 2c; end: 2c+1).
+type endpoints struct {
+	n            int
+	order        []int // the calls by thread and index
+	needB, needE []uint64
+}
+
+func newEndpoints(h *History) (*endpoints, error) {
+	n := len(h.Calls)
+	m := 2 * n
+	hb := make([][]bool, m)
+	for x := range hb {
+		hb[x] = make([]bool, m)
+	}
+	at := func(r [][]bool, i, j int) bool { return r != nil && r[i][j] }
+	for i := 0; i < n; i++ {
+		hb[2*i][2*i+1] = true
+		for j := 0; j < n; j++ {
+			ci, cj := &h.Calls[i], &h.Calls[j]
+			switch {
+			case i == j:
+			case ci.Thread == cj.Thread:
+				if ci.Index < cj.Index {
+					hb[2*i+1][2*j] = true
+				}
+			default:
+				hb[2*i][2*j+1] = hb[2*i][2*j+1] || at(h.After, i, j)
+				hb[2*i+1][2*j] = hb[2*i+1][2*j] || at(h.Precedes, i, j)
+				hb[2*i][2*j] = hb[2*i][2*j] || at(h.StartsAfter, i, j)
+				hb[2*i+1][2*j+1] = hb[2*i+1][2*j+1] || at(h.EndsAfter, i, j)
 			}
 		}
 	}
-	return Verdict{OK: true}, nil
+	for k := 0; k < m; k++ {
+		for x := 0; x < m; x++ {
+			if !hb[x][k] {
+				continue
+			}
+			for y := 0; y < m; y++ {
+				if hb[k][y] {
+					hb[x][y] = true
+				}
+			}
+		}
+	}
+	ep := &endpoints{n: n, order: canonical(h.Calls), needB: make([]uint64, m), needE: make([]uint64, m)}
+	for x := 0; x < m; x++ {
+		if hb[x][x] {
+			return nil, fmt.Errorf("the calls' dependencies form a cycle (through thread %d's call %s)", h.Calls[x/2].Thread, h.Calls[x/2].String())
+		}
+		for c := 0; c < n; c++ {
+			if hb[2*c][x] {
+				ep.needB[x] |= 1 << c
+			}
+			if hb[2*c+1][x] {
+				ep.needE[x] |= 1 << c
+			}
+		}
+	}
+	return ep, nil
+}
+
+// canonical lists the calls by thread and index, so that the order they
+// are listed in (the order they began) does not change which
+// interleaving a report names.
+func canonical(calls []Call) []int {
+	idx := make([]int, len(calls))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if calls[a].Thread != calls[b].Thread {
+			return int(calls[a].Thread) - int(calls[b].Thread)
+		}
+		return calls[a].Index - calls[b].Index
+	})
+	return idx
+}
+
+// forced is the real-time order every equivalent interleaving has: call
+// a before call b when a's end happens before b's begin.
+func (ep *endpoints) forced() []uint64 {
+	pred := make([]uint64, ep.n)
+	for c := range pred {
+		pred[c] = ep.needE[2*c]
+	}
+	return pred
+}
+
+// orders calls visit with the real-time order of each equivalent
+// interleaving that returns every call as early and begins it as late as
+// happens-before allows (pred[c]: the calls that return before c
+// begins), until visit returns false; complete is false then. Every
+// equivalent interleaving's real-time order is contained in one of
+// these: run its begins in the same order and each end as soon as its
+// predecessors have run, and no call returns later relative to a begin.
+// Taking the ends first loses nothing (an end enables, never disables),
+// so only the choice of the next begin branches. Equal states with equal
+// orders so far are searched once.
+func (ep *endpoints) orders(visit func(pred []uint64) bool) (complete bool, err error) {
+	all := uint64(1)<<ep.n - 1
+	if ep.n == 64 {
+		all = ^uint64(0)
+	}
+	pred := make([]uint64, ep.n)
+	seen := map[string]struct{}{}
+	key := make([]byte, 0, 8*(ep.n+2))
+	stopped := false
+	var rec func(begun, ended uint64) error
+	rec = func(begun, ended uint64) error {
+		for changed := true; changed; {
+			changed = false
+			for c := 0; c < ep.n; c++ {
+				x := 2*c + 1
+				if begun&(1<<c) != 0 && ended&(1<<c) == 0 && ep.needB[x]&^begun == 0 && ep.needE[x]&^ended == 0 {
+					ended |= 1 << c
+					changed = true
+				}
+			}
+		}
+		key = key[:0]
+		key = binary.LittleEndian.AppendUint64(key, begun)
+		key = binary.LittleEndian.AppendUint64(key, ended)
+		for c := 0; c < ep.n; c++ {
+			if begun&(1<<c) != 0 {
+				key = binary.LittleEndian.AppendUint64(key, pred[c])
+			}
+		}
+		if _, ok := seen[string(key)]; ok {
+			return nil
+		}
+		if len(seen) >= maxRealTimeStates {
+			return fmt.Errorf("the history's %d calls have more than %d partial real-time orders in their equivalent interleavings: too many to check", ep.n, maxRealTimeStates)
+		}
+		seen[string(key)] = struct{}{}
+		if ended == all {
+			if !visit(pred) {
+				stopped = true
+			}
+			return nil
+		}
+		for _, c := range ep.order {
+			x := 2 * c
+			if begun&(1<<c) != 0 || ep.needB[x]&^begun != 0 || ep.needE[x]&^ended != 0 {
+				continue
+			}
+			pred[c] = ended
+			err := rec(begun|1<<c, ended)
+			pred[c] = 0
+			if err != nil || stopped {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := rec(0, 0); err != nil {
+		return false, err
+	}
+	return !stopped, nil
 }
 
 // mismatches counts the calls whose results differ from the sequential

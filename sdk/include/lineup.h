@@ -17,14 +17,14 @@
  * sequential specification: it runs the program with the calls one at a
  * time, in every order, and records each order's results. A test may
  * run a sequential implementation in those runs instead: lineup_sequential()
- * returns 1 during them. Then every interleaving it explores must be
+ * returns 1 during them. Then every interleaving it explores, and every
+ * equivalent one (the same accesses, each dependency kept), must be
  * explained by some order of the calls that gives the same results and
- * respects their dependencies:
- *   - a call one of whose accesses happens after an access of another,
- *     and not the reverse, comes after it;
- *   - two calls that depend on each other may come in either order;
- *   - two calls with no dependency must give these results in both
- *     orders (some equivalent interleaving runs either one first).
+ * puts each call after those that returned before it began there, as
+ * Line-Up checks one interleaving. So a call that depends on another
+ * one way must come after it where an equivalent interleaving runs it
+ * after the other returned; two that depend on each other overlap and
+ * go either way; two with no dependency must work in both orders.
  * Otherwise the interleaving is a bug, reported with its history: each
  * thread's calls with their arguments and results.
  *

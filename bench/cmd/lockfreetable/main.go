@@ -8,12 +8,14 @@
 // correct fixture's cases under exhaustive DPOR: verified linearizable,
 // or the budget's coverage.
 //
-//	go run ./bench/cmd/lockfreetable > /tmp/lockfree.md   # about 25 minutes
+//	go run ./bench/cmd/lockfreetable > /tmp/lockfree.md   # about 20 minutes
 //
 // A PCT cell counts the seeds that found the bug within the budget:
 // "guaranteed" when all did (the thesis asks 99% over many runs; with 20
 // seeds, all 20), and the expected number of cases found is the sum of
-// the fractions. Progress goes to stderr.
+// the fractions. The cases CB-DPOR does not find within -budget (the
+// tagged FIFO's five-thread case 0: about 150,000 executions) are run
+// again with -long-budget, in a second table. Progress goes to stderr.
 package main
 
 import (
@@ -115,9 +117,93 @@ func run(c tcase, st strategy, seed uint64, budget time.Duration) (outcome, erro
 	return o, nil
 }
 
+// tally counts a table's cases found per strategy.
+type tally struct {
+	n          int
+	found      map[string]int
+	guaranteed map[string]int
+	expected   map[string]float64
+}
+
+func newTally() *tally {
+	return &tally{found: map[string]int{}, guaranteed: map[string]int{}, expected: map[string]float64{}}
+}
+
+func header() {
+	head := "| case |"
+	line := "|---|"
+	for _, s := range append(deterministic, pct...) {
+		head += " " + s.name + " |"
+		line += "---|"
+	}
+	fmt.Println(head)
+	fmt.Println(line)
+}
+
+// row runs case c under every strategy with the budget (PCT: seeds runs
+// each) and prints its row; cbdpor: CB-DPOR found the bug.
+func (t *tally) row(c tcase, budget time.Duration, seeds int) (cbdpor bool, err error) {
+	t.n++
+	row := "| " + c.String() + " |"
+	for _, s := range deterministic {
+		o, err := run(c, s, 0, budget)
+		if err != nil {
+			return false, err
+		}
+		if o.found {
+			t.found[s.name]++
+			cbdpor = cbdpor || s.strategy == "cbdpor"
+			row += fmt.Sprintf(" %.2f s, %d |", o.elapsed.Seconds(), o.executed)
+		} else {
+			row += fmt.Sprintf(" — (%s, %d) |", o.stopped, o.executed)
+		}
+	}
+	for _, s := range pct {
+		k := 0
+		var el time.Duration
+		execs := 0
+		for seed := 1; seed <= seeds; seed++ {
+			o, err := run(c, s, uint64(seed), budget)
+			if err != nil {
+				return false, err
+			}
+			if o.found {
+				k++
+				el += o.elapsed
+				execs += o.executed
+			}
+		}
+		t.expected[s.name] += float64(k) / float64(seeds)
+		if k == seeds {
+			t.guaranteed[s.name]++
+		}
+		if k > 0 {
+			row += fmt.Sprintf(" %d/%d: %.2f s, %d |", k, seeds, el.Seconds()/float64(k), execs/k)
+		} else {
+			row += fmt.Sprintf(" 0/%d |", seeds)
+		}
+	}
+	fmt.Println(row)
+	fmt.Fprintf(os.Stderr, "lockfreetable: %s done\n", c)
+	return cbdpor, nil
+}
+
+func (t *tally) total() {
+	total := "| **found** |"
+	for _, s := range deterministic {
+		total += fmt.Sprintf(" **%d/%d** |", t.found[s.name], t.n)
+	}
+	for _, s := range pct {
+		total += fmt.Sprintf(" **%d/%d** guaranteed, %.2f expected |", t.guaranteed[s.name], t.n, t.expected[s.name])
+	}
+	fmt.Println(total)
+}
+
 func main() {
 	budget := flag.Duration("budget", 3*time.Second, "CPU budget of each run (a PCT cell runs -seeds of them)")
 	seeds := flag.Int("seeds", 20, "PCT runs per cell (seeds 1..N)")
+	longBudget := flag.Duration("long-budget", 40*time.Second, "budget of each run of the cases CB-DPOR did not find within -budget (0: none)")
+	longSeeds := flag.Int("long-seeds", 3, "PCT runs per cell with -long-budget")
 	verifyBudget := flag.Duration("verify-budget", 20*time.Second, "budget of each correct case's exhaustive DPOR run")
 	only := flag.String("only", "", "only the cases whose name contains this")
 	flag.Parse()
@@ -127,72 +213,34 @@ func main() {
 	}
 
 	fmt.Printf("Buggy cases, budget %s per run (PCT: %d seeds per cell, each with that budget). A cell: the time and executions to the first bug, or — (not found); PCT: the seeds that found it, and the mean time and executions of those.\n\n", *budget, *seeds)
-	head := "| case |"
-	line := "|---|"
-	for _, s := range append(deterministic, pct...) {
-		head += " " + s.name + " |"
-		line += "---|"
-	}
-	fmt.Println(head)
-	fmt.Println(line)
-	found := map[string]int{}
-	expected := map[string]float64{}
-	guaranteed := map[string]int{}
-	n := 0
+	header()
+	short := newTally()
+	var missed []tcase
 	for _, c := range buggy {
 		if !strings.Contains(c.String(), *only) {
 			continue
 		}
-		n++
-		row := "| " + c.String() + " |"
-		for _, s := range deterministic {
-			o, err := run(c, s, 0, *budget)
-			if err != nil {
+		found, err := short.row(c, *budget, *seeds)
+		if err != nil {
+			fail(err)
+		}
+		if !found {
+			missed = append(missed, c)
+		}
+	}
+	short.total()
+
+	if len(missed) > 0 && *longBudget > 0 {
+		fmt.Printf("\nThe cases CB-DPOR did not find within %s, again with a budget of %s per run (PCT: %d seeds per cell):\n\n", *budget, *longBudget, *longSeeds)
+		header()
+		long := newTally()
+		for _, c := range missed {
+			if _, err := long.row(c, *longBudget, *longSeeds); err != nil {
 				fail(err)
 			}
-			if o.found {
-				found[s.name]++
-				row += fmt.Sprintf(" %.2f s, %d |", o.elapsed.Seconds(), o.executed)
-			} else {
-				row += fmt.Sprintf(" — (%s, %d) |", o.stopped, o.executed)
-			}
 		}
-		for _, s := range pct {
-			k := 0
-			var t time.Duration
-			execs := 0
-			for seed := 1; seed <= *seeds; seed++ {
-				o, err := run(c, s, uint64(seed), *budget)
-				if err != nil {
-					fail(err)
-				}
-				if o.found {
-					k++
-					t += o.elapsed
-					execs += o.executed
-				}
-			}
-			expected[s.name] += float64(k) / float64(*seeds)
-			if k == *seeds {
-				guaranteed[s.name]++
-			}
-			if k > 0 {
-				row += fmt.Sprintf(" %d/%d: %.2f s, %d |", k, *seeds, t.Seconds()/float64(k), execs/k)
-			} else {
-				row += fmt.Sprintf(" 0/%d |", *seeds)
-			}
-		}
-		fmt.Println(row)
-		fmt.Fprintf(os.Stderr, "lockfreetable: %s done\n", c)
+		long.total()
 	}
-	total := "| **found** |"
-	for _, s := range deterministic {
-		total += fmt.Sprintf(" **%d/%d** |", found[s.name], n)
-	}
-	for _, s := range pct {
-		total += fmt.Sprintf(" **%d/%d** guaranteed, %.2f expected |", guaranteed[s.name], n, expected[s.name])
-	}
-	fmt.Println(total)
 
 	fmt.Printf("\nCorrect cases, exhaustive DPOR with a budget of %s each:\n\n", *verifyBudget)
 	fmt.Println("| case | result | executions | time |")
