@@ -12,6 +12,7 @@ import (
 
 	"landslide/dpor"
 	"landslide/kernel"
+	"landslide/linearize"
 	"landslide/race"
 	"landslide/record"
 	"landslide/report"
@@ -221,6 +222,9 @@ func (ps *persister) load() (*dpor.Frontier, time.Duration, error) {
 	if jb.Semantics < 1 && usesTransactions(fr.Transitions) {
 		return nil, 0, fmt.Errorf("%w: run %s job %d: its transactions that aborted themselves were stored without their reads, so the interleavings those reads order were never explored and the job cannot be continued; start a new run", ErrStale, p.Run.ID, p.Job)
 	}
+	if ps.j.cfg.Linearizability && jb.Lineup < linearize.Revision {
+		return nil, 0, fmt.Errorf("%w: run %s job %d: its interleavings were checked for linearizability by an earlier rule, which ordered only calls that cannot overlap and so missed violations, and the job cannot be continued; start a new run", ErrStale, p.Run.ID, p.Job)
+	}
 	ps.j.k.LearnStack(jb.Stack)
 	sb, err := st.State(p.Run.ID, p.Job)
 	if err != nil {
@@ -246,7 +250,8 @@ func (ps *persister) load() (*dpor.Frontier, time.Duration, error) {
 }
 
 // ErrStale reports a stored job that an earlier revision of the machine
-// (kernel.Semantics) explored, in a way this one cannot continue.
+// (kernel.Semantics) explored, or of the linearizability check
+// (linearize.Revision) judged, in a way this one cannot continue.
 var ErrStale = errors.New("stored exploration from an earlier landslide")
 
 // usesTransactions reports whether a transition of trs began or aborted a
@@ -334,7 +339,8 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 	jb := &store.Job{Run: p.Run.ID, ID: p.Job, PPSet: ps.ppset, Status: status,
 		Interleavings: fr.Branches, Executed: fr.Executed, Transitions: fr.Steps, Budgeted: fr.Budgeted,
 		Bound: fr.Bound, EstSize: est.Size, EstProportion: est.Proportion, EstTotal: int64(est.Total),
-		Elapsed: int64(j.now()), Commits: ps.commits, Spec: ps.spec, Stack: j.k.SharedStackSeen(), Semantics: kernel.Semantics}
+		Elapsed: int64(j.now()), Commits: ps.commits, Spec: ps.spec, Stack: j.k.SharedStackSeen(), Semantics: kernel.Semantics,
+		Lineup: linearize.Revision}
 	if res != nil {
 		jb.Complete, jb.Bounded = res.Complete, res.Bounded
 	}

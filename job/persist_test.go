@@ -9,6 +9,7 @@ import (
 
 	"landslide/dpor"
 	"landslide/kernel"
+	"landslide/linearize"
 	"landslide/record"
 	"landslide/store"
 )
@@ -114,20 +115,30 @@ func TestResumeFromStore(t *testing.T) {
 // earlier revision of the machine explored (kernel.Semantics; its
 // aborted transactions had no reads) is refused, not continued; one of a
 // program without transactions is continued, and so is the current
-// revision's.
+// revision's. Likewise a linearizability job whose interleavings an
+// earlier revision of the check judged (linearize.Revision; it missed
+// violations), and no other job for that revision.
 func TestResumeRefusesEarlierSemantics(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		args      []string
+		lineup    bool
 		semantics int
+		revision  int
 		stale     bool
 	}{
-		{"htm/htm2", []string{"htm2", "2", "1"}, 0, true},
-		{"htm/htm2", []string{"htm2", "2", "1"}, kernel.Semantics, false},
-		{"ref/mutex_test", nil, 0, false},
+		{"htm/htm2", []string{"htm2", "2", "1"}, false, 0, linearize.Revision, true},
+		{"htm/htm2", []string{"htm2", "2", "1"}, false, kernel.Semantics, linearize.Revision, false},
+		{"ref/mutex_test", nil, false, 0, 0, false},
+		{"posix/lineup_counter", []string{"prog", "0"}, true, kernel.Semantics, 0, true},
+		{"posix/lineup_counter", []string{"prog", "0"}, true, kernel.Semantics, linearize.Revision, false},
 	} {
 		f, img := image(t, c.name)
-		cfg := Config{Spec: Spec{Program: f.Path(), Kernel: kernel.Config{Args: c.args}}, Image: img}
+		spec := Spec{Program: f.Path(), Kernel: kernel.Config{Args: c.args}}
+		if c.lineup {
+			spec.Kernel.EveryAccess, spec.Linearizability = true, true
+		}
+		cfg := Config{Spec: spec, Image: img}
 		st, err := store.Open(t.TempDir(), store.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -143,10 +154,10 @@ func TestResumeRefusesEarlierSemantics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if jb.Semantics != kernel.Semantics {
-			t.Errorf("%s: stored semantics %d, want %d", c.name, jb.Semantics, kernel.Semantics)
+		if jb.Semantics != kernel.Semantics || jb.Lineup != linearize.Revision {
+			t.Errorf("%s: stored semantics %d and check revision %d, want %d and %d", c.name, jb.Semantics, jb.Lineup, kernel.Semantics, linearize.Revision)
 		}
-		jb.Semantics = c.semantics
+		jb.Semantics, jb.Lineup = c.semantics, c.revision
 		if err := st.Commit(&store.Commit{Job: jb}); err != nil {
 			t.Fatal(err)
 		}
@@ -155,9 +166,9 @@ func TestResumeRefusesEarlierSemantics(t *testing.T) {
 		res, err := Run(context.Background(), again)
 		switch {
 		case c.stale && !errors.Is(err, ErrStale):
-			t.Errorf("%s, semantics %d: resumed (%v), want ErrStale", c.name, c.semantics, err)
+			t.Errorf("%s, semantics %d, check revision %d: resumed (%v), want ErrStale", c.name, c.semantics, c.revision, err)
 		case !c.stale && (err != nil || !res.Complete):
-			t.Errorf("%s, semantics %d: %v, want a completed resume", c.name, c.semantics, err)
+			t.Errorf("%s, semantics %d, check revision %d: %v, want a completed resume", c.name, c.semantics, c.revision, err)
 		}
 		st.Close()
 	}

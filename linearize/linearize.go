@@ -174,13 +174,21 @@ type Verdict struct {
 	Expected  []uint64
 }
 
+// Revision is the revision of the check, which a stored exploration's
+// verdicts depend on: one judged under an earlier revision cannot be
+// continued (job's resume). 1: the thesis's rules per equivalent
+// interleaving (0: calls ordered only where they cannot overlap, which
+// misses violations).
+const Revision = 1
+
 // MaxCalls is the most calls a history may have (sdk's lineup.h allows
 // LINEUP_MAX_CALLS, 64, per execution).
 const MaxCalls = 64
 
 // maxRealTimeStates bounds the search for the equivalent interleavings'
-// real-time orders (orders).
-const maxRealTimeStates = 1 << 20
+// real-time orders (orders), and its memory: a state's key is 8 bytes a
+// call begun, some 150 MB at most with 64 calls.
+const maxRealTimeStates = 1 << 18
 
 // Check checks h against the specification. An error is a history that
 // cannot be checked (too many calls or orders, calls that never

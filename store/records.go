@@ -97,6 +97,10 @@ type Job struct {
 	// (kernel.Semantics) that the last commit was explored under; 0 in
 	// jobs stored before revisions were counted.
 	Semantics int `msgpack:"semantics,omitempty"`
+	// Lineup is the revision of the linearizability check
+	// (linearize.Revision) that judged the job's interleavings so far; 0
+	// in jobs stored before revisions were counted.
+	Lineup int `msgpack:"lineup,omitempty"`
 }
 
 // BranchRecord is one explored interleaving, as offline race analysis
