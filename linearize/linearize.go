@@ -172,6 +172,10 @@ type Verdict struct {
 	Reason    string
 	Offending []int
 	Expected  []uint64
+	// Before are the pairs (a, b) of calls, a returning before b begins,
+	// of the equivalent interleaving the reason names (none when no
+	// order explains even what every equivalent interleaving has).
+	Before [][2]int
 }
 
 // Revision is the revision of the check, which a stored exploration's
@@ -246,39 +250,68 @@ func (s *Spec) Check(h *History) (Verdict, error) {
 	case left < 0:
 		return tooMany()
 	case bad != nil:
-		return fail(s.interleavingReason(h, forced, bad), badClosest), nil
+		min, closest := s.essential(h, forced, bad, MaxOrders/4)
+		if closest == nil {
+			closest = badClosest
+		}
+		reason, before := interleavingReason(h, forced, min)
+		v := fail(reason, closest)
+		v.Before = before
+		return v, nil
 	case !complete:
 		return Verdict{}, fmt.Errorf("internal: the real-time orders' search stopped without a verdict")
 	}
 	return Verdict{OK: true}, nil
 }
 
+// essential drops from pred, the real-time order of an equivalent
+// interleaving that no order of the calls explains, each pair that is
+// not forced and that the violation does not need: what is left still
+// has no explaining order (with at most maxOrders orders tried in all;
+// a pair stays when that runs out). Every pair left holds in that
+// interleaving, so the message names facts about it, and only those
+// that make it a violation. closest is nil if no pair was dropped.
+func (s *Spec) essential(h *History, forced, pred []uint64, maxOrders int) (min []uint64, closest []int) {
+	min = slices.Clone(pred)
+	left := maxOrders
+	for _, b := range canonical(h.Calls) {
+		for _, a := range canonical(h.Calls) {
+			bit := uint64(1) << a
+			if min[b]&bit == 0 || forced[b]&bit != 0 || h.Calls[a].Thread == h.Calls[b].Thread {
+				continue
+			}
+			min[b] &^= bit
+			ok, c := s.explain(h.Calls, min, &left)
+			if ok || left < 0 {
+				min[b] |= bit
+				if left < 0 {
+					return min, closest
+				}
+				continue
+			}
+			closest = c
+		}
+	}
+	return min, closest
+}
+
 // interleavingReason says which calls return before others begin in the
 // equivalent interleaving whose real-time order pred nothing explains:
-// the pairs that are not already forced, without those implied through
-// a third call.
-func (s *Spec) interleavingReason(h *History, forced, pred []uint64) string {
+// the pairs that are not forced (essential's), and those pairs.
+func interleavingReason(h *History, forced, pred []uint64) (string, [][2]int) {
 	name := func(i int) string {
 		c := &h.Calls[i]
 		return fmt.Sprintf("thread %d's %s", c.Thread, c.String())
 	}
 	var pairs []string
+	var before [][2]int
 	more := 0
 	for _, b := range canonical(h.Calls) {
 		for _, a := range canonical(h.Calls) {
 			if pred[b]&(1<<a) == 0 || forced[b]&(1<<a) != 0 || h.Calls[a].Thread == h.Calls[b].Thread {
 				continue
 			}
-			implied := false
-			for m := range h.Calls {
-				if pred[m]&(1<<a) != 0 && pred[b]&(1<<m) != 0 {
-					implied = true
-					break
-				}
-			}
-			if implied {
-				continue
-			}
+			before = append(before, [2]int{a, b})
 			if len(pairs) == 4 {
 				more++
 				continue
@@ -290,7 +323,7 @@ func (s *Spec) interleavingReason(h *History, forced, pred []uint64) string {
 	if more > 0 {
 		r += fmt.Sprintf(" (and %d more such pairs)", more)
 	}
-	return r
+	return r, before
 }
 
 // explain reports whether some order of the calls in which each call

@@ -1,8 +1,10 @@
 package linearize
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"landslide/record"
@@ -119,6 +121,12 @@ func TestDependencyRules(t *testing.T) {
 		if !v.OK && (len(v.Offending) != 1 || v.Offending[0] != 1 || v.Expected[0] != 1) {
 			t.Errorf("%s: offending %v expected %v, want the dequeue (call 1), which would return 1", c.name, v.Offending, v.Expected)
 		}
+		// Where the order is not forced, the message names the
+		// interleaving that runs the enqueue first.
+		named := !v.OK && c.precedes == nil
+		if want := "thread 1's enqueue(1) → 0 returns before thread 2's dequeue(0) → -1 begins"; named != strings.Contains(v.Reason, want) || named != slices.Equal(v.Before, [][2]int{{0, 1}}) {
+			t.Errorf("%s: reason %q, pairs %v: want %q named: %v", c.name, v.Reason, v.Before, want, named)
+		}
 	}
 	// The dequeue returned 1: explained by enqueue-first; with no
 	// dependency the dequeue-first order must explain it too, and it
@@ -132,6 +140,30 @@ func TestDependencyRules(t *testing.T) {
 		if v.OK != c.ok {
 			t.Errorf("dequeue → 1, precedes %v: linearizable %v, want %v", c.precedes, v.OK, c.ok)
 		}
+	}
+}
+
+// TestViolationNamesWhatItNeeds: three independent calls, an enqueue(1),
+// a dequeue that returned empty and an enqueue(2). Some equivalent
+// interleaving runs them one after the other in that order, and nothing
+// explains it; of its real-time order, the message names only what makes
+// it a violation: the enqueue(1) returning before the dequeue begins
+// (the enqueue(2) after the dequeue changes nothing).
+func TestViolationNamesWhatItNeeds(t *testing.T) {
+	enq1 := call(1, 0, "enqueue", 1, 0)
+	deq := call(2, 0, "dequeue", 0, empty)
+	enq2 := call(3, 0, "enqueue", 2, 0)
+	spec := queueSpec(t, [][]Call{{enq1}, {deq}, {enq2}})
+	v, err := spec.Check(hist([]Call{enq1, deq, enq2}, nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "no order of the calls gives these results in an equivalent interleaving where thread 1's enqueue(1) → 0 returns before thread 2's dequeue(0) → -1 begins"
+	if v.OK || v.Reason != want || !slices.Equal(v.Before, [][2]int{{0, 1}}) {
+		t.Fatalf("verdict %v, reason %q, pairs %v; want %q, pairs [[0 1]]", v.OK, v.Reason, v.Before, want)
+	}
+	if !slices.Equal(v.Offending, []int{1}) || !slices.Equal(v.Expected, []uint64{1}) {
+		t.Errorf("offending %v expected %v, want the dequeue, which would return 1", v.Offending, v.Expected)
 	}
 }
 
@@ -314,73 +346,13 @@ func (p *program) history(t *testing.T) *History {
 // equivalent one), Line-Up's check of its real-time order (a call before
 // another when its last step comes before the other's first) finds some
 // permutation of the calls that respects it and gives the results.
-func (p *program) lineUpEveryInterleaving(spec *Spec) bool {
-	calls := p.calls()
-	hb := p.hb()
-	m, n := len(p.steps), len(calls)
-	seen := map[string]bool{}
-	lin := true
-	order := make([]int, 0, m)
-	used := make([]bool, m)
-	var rec func()
-	rec = func() {
-		if !lin {
-			return
-		}
-		if len(order) == m {
-			firstAt, lastAt := make([]int, n), make([]int, n)
-			for i := range firstAt {
-				firstAt[i] = -1
-			}
-			for k, st := range order {
-				c := p.steps[st].call
-				if firstAt[c] < 0 {
-					firstAt[c] = k
-				}
-				lastAt[c] = k
-			}
-			before := after(n)
-			key := ""
-			for a := 0; a < n; a++ {
-				for b := 0; b < n; b++ {
-					before[a][b] = a != b && lastAt[a] < firstAt[b]
-					if before[a][b] {
-						key += "1"
-					} else {
-						key += "0"
-					}
-				}
-			}
-			if _, ok := seen[key]; ok {
-				return
-			}
-			seen[key] = true
-			lin = explainedByPermutation(spec, calls, before)
-			return
-		}
-		for st := 0; st < m; st++ {
-			if used[st] {
-				continue
-			}
-			ready := true
-			for pre := 0; pre < m; pre++ {
-				if hb[pre][st] && !used[pre] {
-					ready = false
-					break
-				}
-			}
-			if !ready {
-				continue
-			}
-			used[st] = true
-			order = append(order, st)
-			rec()
-			order = order[:len(order)-1]
-			used[st] = false
+func (p *program) lineUpEveryInterleaving(h *History, spec *Spec) bool {
+	for _, r := range p.realTimeOrders(h) {
+		if !explainedByPermutation(spec, h.Calls, r) {
+			return false
 		}
 	}
-	rec()
-	return lin
+	return true
 }
 
 // explainedByPermutation: some permutation of the calls puts a before b
@@ -425,6 +397,118 @@ func explainedByPermutation(spec *Spec, calls []Call, before [][]bool) bool {
 	return false
 }
 
+// namedInterleaving checks a violation's message against the enumerated
+// interleavings: the pairs it names (calls of h, the first returning
+// before the second begins) all hold in some equivalent interleaving, and
+// with the pairs that hold in every one (and program order), no
+// permutation explains the results. "" if so, else what is wrong.
+func (p *program) namedInterleaving(h *History, spec *Spec, named [][2]int) string {
+	rel := p.realTimeOrders(h)
+	n := len(h.Calls)
+	some := false
+	always := after(n)
+	for a := range always {
+		for b := range always[a] {
+			always[a][b] = true
+		}
+	}
+	for _, r := range rel {
+		all := true
+		for _, q := range named {
+			all = all && r[q[0]][q[1]]
+		}
+		some = some || all
+		for a := 0; a < n; a++ {
+			for b := 0; b < n; b++ {
+				always[a][b] = always[a][b] && r[a][b]
+			}
+		}
+	}
+	if !some {
+		return fmt.Sprintf("no equivalent interleaving has all of the pairs %v", named)
+	}
+	for _, q := range named {
+		always[q[0]][q[1]] = true
+	}
+	if explainedByPermutation(spec, h.Calls, always) {
+		return fmt.Sprintf("the pairs %v with those of every equivalent interleaving are explained", named)
+	}
+	return ""
+}
+
+// realTimeOrders are the real-time orders of the equivalent
+// interleavings (every interleaving of the steps that keeps
+// happens-before, enumerated), over h's calls: [a][b] when a's last step
+// comes before b's first. Each distinct order once.
+func (p *program) realTimeOrders(h *History) [][][]bool {
+	calls := p.calls()
+	idx := make([]int, len(calls)) // p's call → h's
+	for i := range h.Calls {
+		for c := range calls {
+			if calls[c].Thread == h.Calls[i].Thread && calls[c].Index == h.Calls[i].Index {
+				idx[c] = i
+			}
+		}
+	}
+	hb := p.hb()
+	m, n := len(p.steps), len(calls)
+	var out [][][]bool
+	seen := map[string]bool{}
+	order := make([]int, 0, m)
+	used := make([]bool, m)
+	var rec func()
+	rec = func() {
+		if len(order) == m {
+			firstAt, lastAt := make([]int, n), make([]int, n)
+			for i := range firstAt {
+				firstAt[i] = -1
+			}
+			for k, st := range order {
+				c := idx[p.steps[st].call]
+				if firstAt[c] < 0 {
+					firstAt[c] = k
+				}
+				lastAt[c] = k
+			}
+			r := after(n)
+			key := ""
+			for a := 0; a < n; a++ {
+				for b := 0; b < n; b++ {
+					r[a][b] = a != b && lastAt[a] < firstAt[b]
+					key += fmt.Sprint(r[a][b])
+				}
+			}
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, r)
+			}
+			return
+		}
+		for st := 0; st < m; st++ {
+			if used[st] {
+				continue
+			}
+			ready := true
+			for pre := 0; pre < m; pre++ {
+				if hb[pre][st] && !used[pre] {
+					ready = false
+					break
+				}
+			}
+			if !ready {
+				continue
+			}
+			used[st] = true
+			order = append(order, st)
+			rec()
+			order = order[:len(order)-1]
+			used[st] = false
+		}
+	}
+	rec()
+	return out
+}
+
 // TestAgainstEquivalentInterleavings: Check agrees with the definition
 // (Line-Up on every equivalent interleaving, enumerated) on random
 // programs, and both verdicts occur. The two earlier rules each
@@ -444,9 +528,14 @@ func TestAgainstEquivalentInterleavings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := p.lineUpEveryInterleaving(spec)
+		want := p.lineUpEveryInterleaving(h, spec)
 		if v.OK != want {
 			t.Fatalf("program %d %+v: Check says %v (%s), Line-Up on every equivalent interleaving %v", n, p, v.OK, v.Reason, want)
+		}
+		if !v.OK {
+			if msg := p.namedInterleaving(h, spec, v.Before); msg != "" {
+				t.Fatalf("program %d %+v: %s: %s", n, p, v.Reason, msg)
+			}
 		}
 		seen[v.OK]++
 		if !want && precedesOnly(h, spec) {
