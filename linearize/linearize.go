@@ -73,7 +73,11 @@ func (c *Call) String() string {
 }
 
 // History is the calls of one execution, in the order they began, and
-// their dependencies.
+// their dependencies. A call's first and last transitions may be one,
+// but a thread's next call begins in a later transition than the one
+// its previous call returned in (the kernel ends a transition at every
+// lineup_return): Check takes a call's begin and end as points that
+// other transitions can come between.
 type History struct {
 	Calls []Call
 	// After[i][j]: some transition of call j happens after some

@@ -8,7 +8,7 @@
 // correct fixture's cases under exhaustive DPOR: verified linearizable,
 // or the budget's coverage.
 //
-//	go run ./bench/cmd/lockfreetable > /tmp/lockfree.md   # about 20 minutes
+//	go run ./bench/cmd/lockfreetable > /tmp/lockfree.md   # about 13 minutes
 //
 // A PCT cell counts the seeds that found the bug within the budget:
 // "guaranteed" when all did (the thesis asks 99% over many runs; with 20
