@@ -1,6 +1,7 @@
 package linearize
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -509,6 +510,11 @@ func (p *program) realTimeOrders(h *History) [][][]bool {
 	return out
 }
 
+// programs is how many random programs TestAgainstEquivalentInterleavings
+// checks (go test ./linearize -run TestAgainstEquivalentInterleavings
+// -linearize.programs 20000 -v: about 5 s).
+var programs = flag.Int("linearize.programs", 500, "random programs TestAgainstEquivalentInterleavings checks")
+
 // TestAgainstEquivalentInterleavings: Check agrees with the definition
 // (Line-Up on every equivalent interleaving, enumerated) on random
 // programs, and both verdicts occur. The two earlier rules each
@@ -521,7 +527,7 @@ func TestAgainstEquivalentInterleavings(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 3))
 	seen := map[bool]int{}
 	var missed, flagged int
-	for n := 0; n < 500; n++ {
+	for n := 0; n < *programs; n++ {
 		p := randomProgram(r)
 		h, spec := p.history(t), p.spec(t)
 		v, err := spec.Check(h)
