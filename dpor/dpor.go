@@ -354,14 +354,10 @@ func (d *dporStrategy) wakeChanged(x *Explorer, i, j int) {
 	wider := func(e event) bool {
 		return e.choice() == record.Choice{Thread: p} && !keysWithin(e.keys, x.an.keys[j])
 	}
-	// The sleep set first: most races find no such entry.
-	if !slices.ContainsFunc(n.sleep, wider) || !x.mayRunOtherwise(i, j) {
+	// The sleep set first: most races find no such entry. Then j must
+	// be p's first transition from i (p ran nothing in between).
+	if !slices.ContainsFunc(n.sleep, wider) || int(x.an.prev[j]) > i || !x.mayRunOtherwise(i, j) {
 		return
-	}
-	for k := i + 1; k < j; k++ {
-		if x.trs[k].Thread == p {
-			return // p's first transition from i is not j
-		}
 	}
 	n.sleep = slices.DeleteFunc(slices.Clone(n.sleep), wider)
 }

@@ -127,46 +127,6 @@ func (a *event) dependent(b *event) bool {
 	return keysConflict(a.keys, b.keys)
 }
 
-// keysWithin reports whether every key b touches, a touches too.
-func keysWithin(b, a []keyMask) bool {
-	i := 0
-	for _, m := range b {
-		for i < len(a) && a[i].key < m.key {
-			i++
-		}
-		if i == len(a) || a[i].key != m.key {
-			return false
-		}
-	}
-	return true
-}
-
-// keysConflict reports whether two sorted key lists touch a common byte,
-// one of them writing it.
-func keysConflict(a, b []keyMask) bool {
-	return anyCommonKey(a, b, func(x, y keyMask) bool { return x.w&(y.r|y.w) != 0 || x.r&y.w != 0 })
-}
-
-// anyCommonKey reports whether f holds for the masks of some key that
-// both sorted key lists touch.
-func anyCommonKey(a, b []keyMask, f func(x, y keyMask) bool) bool {
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i].key < b[j].key:
-			i++
-		case a[i].key > b[j].key:
-			j++
-		default:
-			if f(a[i], b[j]) {
-				return true
-			}
-			i++
-			j++
-		}
-	}
-	return false
-}
-
 // choice is the choice that runs the event.
 func (a *event) choice() record.Choice { return record.Choice{Thread: a.thread, Value: a.value} }
 

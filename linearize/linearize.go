@@ -241,7 +241,7 @@ func (s *Spec) Check(h *History) (Verdict, error) {
 	// can be.
 	var bad []uint64
 	var badClosest []int
-	complete, err := ep.orders(func(pred []uint64) bool {
+	err = ep.orders(func(pred []uint64) bool {
 		ok, closest := s.explain(h.Calls, pred, &left)
 		if !ok && left >= 0 {
 			bad, badClosest = slices.Clone(pred), closest
@@ -254,16 +254,14 @@ func (s *Spec) Check(h *History) (Verdict, error) {
 	case left < 0:
 		return tooMany()
 	case bad != nil:
-		min, closest := s.essential(h, forced, bad, MaxOrders/4)
+		min, closest := s.essential(h, ep.order, forced, bad, MaxOrders/4)
 		if closest == nil {
 			closest = badClosest
 		}
-		reason, before := interleavingReason(h, forced, min)
+		reason, before := interleavingReason(h, ep.order, forced, min)
 		v := fail(reason, closest)
 		v.Before = before
 		return v, nil
-	case !complete:
-		return Verdict{}, fmt.Errorf("internal: the real-time orders' search stopped without a verdict")
 	}
 	return Verdict{OK: true}, nil
 }
@@ -274,12 +272,13 @@ func (s *Spec) Check(h *History) (Verdict, error) {
 // has no explaining order (with at most maxOrders orders tried in all;
 // a pair stays when that runs out). Every pair left holds in that
 // interleaving, so the message names facts about it, and only those
-// that make it a violation. closest is nil if no pair was dropped.
-func (s *Spec) essential(h *History, forced, pred []uint64, maxOrders int) (min []uint64, closest []int) {
+// that make it a violation. Pairs are tried in order (the calls by
+// thread and index). closest is nil if no pair was dropped.
+func (s *Spec) essential(h *History, order []int, forced, pred []uint64, maxOrders int) (min []uint64, closest []int) {
 	min = slices.Clone(pred)
 	left := maxOrders
-	for _, b := range canonical(h.Calls) {
-		for _, a := range canonical(h.Calls) {
+	for _, b := range order {
+		for _, a := range order {
 			bit := uint64(1) << a
 			if min[b]&bit == 0 || forced[b]&bit != 0 || h.Calls[a].Thread == h.Calls[b].Thread {
 				continue
@@ -301,8 +300,9 @@ func (s *Spec) essential(h *History, forced, pred []uint64, maxOrders int) (min 
 
 // interleavingReason says which calls return before others begin in the
 // equivalent interleaving whose real-time order pred nothing explains:
-// the pairs that are not forced (essential's), and those pairs.
-func interleavingReason(h *History, forced, pred []uint64) (string, [][2]int) {
+// the pairs that are not forced (essential's), listed in order (the
+// calls by thread and index), and those pairs.
+func interleavingReason(h *History, order []int, forced, pred []uint64) (string, [][2]int) {
 	name := func(i int) string {
 		c := &h.Calls[i]
 		return fmt.Sprintf("thread %d's %s", c.Thread, c.String())
@@ -310,8 +310,8 @@ func interleavingReason(h *History, forced, pred []uint64) (string, [][2]int) {
 	var pairs []string
 	var before [][2]int
 	more := 0
-	for _, b := range canonical(h.Calls) {
-		for _, a := range canonical(h.Calls) {
+	for _, b := range order {
+		for _, a := range order {
 			if pred[b]&(1<<a) == 0 || forced[b]&(1<<a) != 0 || h.Calls[a].Thread == h.Calls[b].Thread {
 				continue
 			}
@@ -470,14 +470,14 @@ func (ep *endpoints) forced() []uint64 {
 // orders calls visit with the real-time order of each equivalent
 // interleaving that returns every call as early and begins it as late as
 // happens-before allows (pred[c]: the calls that return before c
-// begins), until visit returns false; complete is false then. Every
+// begins), until visit returns false. Every
 // equivalent interleaving's real-time order is contained in one of
 // these: run its begins in the same order and each end as soon as its
 // predecessors have run, and no call returns later relative to a begin.
 // Taking the ends first loses nothing (an end enables, never disables),
 // so only the choice of the next begin branches. Equal states with equal
 // orders so far are searched once.
-func (ep *endpoints) orders(visit func(pred []uint64) bool) (complete bool, err error) {
+func (ep *endpoints) orders(visit func(pred []uint64) bool) error {
 	all := uint64(1)<<ep.n - 1
 	if ep.n == 64 {
 		all = ^uint64(0)
@@ -533,10 +533,7 @@ func (ep *endpoints) orders(visit func(pred []uint64) bool) (complete bool, err 
 		}
 		return nil
 	}
-	if err := rec(0, 0); err != nil {
-		return false, err
-	}
-	return !stopped, nil
+	return rec(0, 0)
 }
 
 // mismatches counts the calls whose results differ from the sequential
