@@ -920,8 +920,39 @@ func (k *Kernel) SharedStackSeen() []uint64 {
 	return out
 }
 
+// kernelAccess records an atomic access a system call made on the
+// guest's behalf (a mutex word, a deschedule's reject word): changed says
+// whether a write changed memory.
+func (k *Kernel) kernelAccess(addr uint64, size uint8, write, changed bool, pc uint64) {
+	f := cpu.AccAtomic
+	if write {
+		f |= cpu.AccWrite
+	}
+	if changed {
+		f |= cpu.AccChanged
+	}
+	k.Access(addr, size, f, pc)
+}
+
+// Fence implements cpu.Tracker: a C11 fence is a sync event of the
+// transition (for the race analysis's happens-before).
+func (k *Kernel) Fence(f cpu.AccessFlags, pc uint64) {
+	if k.tr == nil {
+		return
+	}
+	var arg uint64
+	if f&cpu.AccAcquire != 0 {
+		arg |= record.FenceAcquire
+	}
+	if f&cpu.AccRelease != 0 {
+		arg |= record.FenceRelease
+	}
+	k.tr.Sync = append(k.tr.Sync, record.SyncEvent{Kind: record.SyncFence, Arg: arg, PC: pc})
+}
+
 // Access implements cpu.Tracker: it records shared accesses.
-func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) {
+func (k *Kernel) Access(addr uint64, size uint8, f cpu.AccessFlags, pc uint64) {
+	write, atomic := f&cpu.AccWrite != 0, f&cpu.AccAtomic != 0
 	if pc == k.capturePC && k.captured == nil {
 		k.captured = k.stackAt(pc)
 	}
@@ -942,7 +973,8 @@ func (k *Kernel) Access(addr uint64, size uint8, write, atomic bool, pc uint64) 
 	if write && k.st.hblocked > 0 {
 		k.wakeWaiters(addr, uint64(size))
 	}
-	a := record.Access{Addr: addr, Size: size, Write: write, Atomic: atomic, PC: pc, Sync: uint32(len(k.tr.Sync))}
+	a := record.Access{Addr: addr, Size: size, Write: write, Atomic: atomic, PC: pc, Sync: uint32(len(k.tr.Sync)),
+		Acquire: f&cpu.AccAcquire != 0, Release: f&cpu.AccRelease != 0}
 	if addr >= HeapBase && addr < k.st.heap.brk {
 		if b := k.st.heap.blockAt(addr); b != nil {
 			a.Block, a.Gen = b.id, b.gen

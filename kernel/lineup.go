@@ -147,7 +147,7 @@ func sysAwait(k *Kernel, a args) (uint64, control) {
 		return 0, ctlEnd
 	}
 	if k.cpu.Tracker != nil {
-		k.Access(addr, uint8(size), false, true, k.cpu.PC-4)
+		k.kernelAccess(addr, uint8(size), false, false, k.cpu.PC-4)
 	}
 	return 0, ctlContinue
 }

@@ -425,8 +425,9 @@ func (k *Kernel) setMutex(m uint64, owner record.TID, fn record.SyncFunc, try bo
 		other = record.TryLock
 	}
 	k.syncEvent(record.SyncEvent{Kind: record.SyncEnter, Func: fn, Arg: m, PC: pc, Other: other})
+	old, _ := k.mem.Read32(m)
 	k.mem.Write32(m, uint32(owner))
-	k.Access(m, 4, true, true, pc)
+	k.kernelAccess(m, 4, true, old != uint32(owner), pc)
 	k.syncEvent(record.SyncEvent{Kind: record.SyncReturn, Func: fn, Arg: m, PC: pc, Other: other})
 	if owner == 0 {
 		k.wake(m, true, waitMutex)
@@ -446,7 +447,7 @@ func mutexLock(k *Kernel, a args, try bool) (uint64, control) {
 	case owner == k.curTID() && !try:
 		return k.misuse(record.BugDeadlock, "%s(0x%x): thread %d already holds this mutex: it waits for itself forever", call, m, owner)
 	case owner != 0:
-		k.Access(m, 4, false, true, k.cpu.PC-4)
+		k.kernelAccess(m, 4, false, false, k.cpu.PC-4)
 		if try {
 			return errno(-eBusy), ctlContinue
 		}
@@ -490,7 +491,7 @@ func sysMutexDestroy(k *Kernel, a args) (uint64, control) {
 	if owner != 0 {
 		return k.misuse(record.BugSyscall, "pthread_mutex_destroy(0x%x): the mutex is locked (%s): undefined in POSIX", m, ownerText(owner))
 	}
-	k.Access(m, 4, true, true, k.cpu.PC-4)
+	k.kernelAccess(m, 4, true, true, k.cpu.PC-4)
 	return 0, ctlContinue
 }
 
@@ -512,7 +513,7 @@ func condWait(k *Kernel, a args, timed bool) (uint64, control) {
 	if owner != k.curTID() {
 		return k.misuse(record.BugSyscall, "%s(0x%x, 0x%x): thread %d does not hold the mutex (%s): undefined in POSIX", call, c, m, k.curTID(), ownerText(owner))
 	}
-	k.Access(c, 4, true, true, k.cpu.PC-4)
+	k.kernelAccess(c, 4, true, true, k.cpu.PC-4)
 	k.setMutex(m, 0, record.MutexUnlock, false)
 	kind := waitCond
 	if timed {
@@ -529,7 +530,7 @@ func condSignal(k *Kernel, a args, all bool) (uint64, control) {
 	if c == 0 || !k.writable(c, 4) {
 		return k.misuse(record.BugMemory, "pthread_cond_signal: 0x%x is not a condition variable (not writable memory)", c)
 	}
-	k.Access(c, 4, true, true, k.cpu.PC-4)
+	k.kernelAccess(c, 4, true, true, k.cpu.PC-4)
 	k.wake(c, all, waitCond, waitTimed)
 	return 0, ctlContinue
 }

@@ -31,7 +31,7 @@ func sysDeschedule(k *Kernel, a args) (uint64, control) {
 	if k.cpu.Tracker != nil {
 		// The reject word is read atomically with the deschedule: an
 		// atomic access (it races with no other atomic one).
-		k.Access(p, 4, false, true, k.cpu.PC-4)
+		k.kernelAccess(p, 4, false, false, k.cpu.PC-4)
 	}
 	if v == 0 {
 		k.cur().state = stDescheduled

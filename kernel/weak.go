@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"landslide/emu/cpu"
 
 	"landslide/record"
 )
@@ -118,7 +119,7 @@ func (k *Kernel) weakAbort(status uint64) {
 	for i := len(tx.undo) - 1; i >= 0; i-- {
 		e := tx.undo[i]
 		if err := k.mem.WriteBytes(e.addr, e.old); err == nil {
-			k.Access(e.addr, uint8(len(e.old)), true, false, tx.beginPC)
+			k.Access(e.addr, uint8(len(e.old)), cpu.AccWrite|cpu.AccChanged, tx.beginPC)
 		}
 	}
 	k.cpu.X, k.cpu.PC = tx.regs, tx.pc

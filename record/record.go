@@ -102,8 +102,14 @@ type Access struct {
 	Addr   uint64
 	Size   uint8
 	Write  bool
-	Atomic bool // LR, SC or AMO; an AMO is recorded as a write
-	PC     uint64
+	Atomic bool // LR, SC or AMO, or a C11 atomic load or store; an AMO is recorded as a write
+	// Acquire and Release are the access's C11 ordering: an acquire or
+	// seq_cst load, a release or seq_cst store, the .aq and .rl bits of
+	// LR, SC and AMOs (emu/cpu's markOrdered). A relaxed atomic has
+	// neither.
+	Acquire bool
+	Release bool
+	PC      uint64
 	// Block and Gen identify the heap block (0 when not heap memory); Gen
 	// counts allocations at the same address (reallocation rule).
 	Block uint32
@@ -147,10 +153,19 @@ const (
 	// result Arg. The linearizability checker reads them.
 	SyncOpCall
 	SyncOpReturn
+	// SyncFence: a C11 fence (atomic_thread_fence) that is not part of an
+	// atomic access's mapping; Arg holds FenceAcquire and/or FenceRelease.
+	SyncFence
+)
+
+// SyncFence arguments.
+const (
+	FenceAcquire = 1 << 0
+	FenceRelease = 1 << 1
 )
 
 var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "output",
-	"txn_begin", "txn_end", "txn_abort", "join", "nondet", "op_call", "op_return"}
+	"txn_begin", "txn_end", "txn_abort", "join", "nondet", "op_call", "op_return", "fence"}
 
 func (k SyncKind) String() string {
 	if int(k) < len(syncNames) {
@@ -211,7 +226,7 @@ func Hash(ts []*Transition) [32]byte {
 		put(uint64(len(t.Accesses)))
 		for _, a := range t.Accesses {
 			put(a.Addr)
-			put(uint64(a.Size) | b2u(a.Write)<<8 | b2u(a.Atomic)<<9 | uint64(a.Block)<<16)
+			put(uint64(a.Size) | b2u(a.Write)<<8 | b2u(a.Atomic)<<9 | b2u(a.Acquire)<<10 | b2u(a.Release)<<11 | uint64(a.Block)<<16)
 			put(a.PC)
 			put(uint64(a.Gen) | uint64(a.Sync)<<32)
 		}

@@ -121,10 +121,12 @@
 // holding a uvarint count, then per access a flags byte (bits 0-1 log2 of
 // Size; bit 2 Size follows as a byte instead; bit 3 Write; bit 4 Atomic;
 // bit 5 Block and Gen follow as uvarints; bit 6 Sync follows as a uvarint;
-// bit 7 zero), the zigzag uvarint deltas of Addr and of PC from the
-// previous access (from 0 for the first), then the fields the flags
-// announce; Block, Gen and Sync not announced equal the previous access's
-// (0 for the first). Accesses are the bulk of the data, and this packing
+// bit 7 an order byte follows), the zigzag uvarint deltas of Addr and of
+// PC from the previous access (from 0 for the first), then the fields the
+// flags announce, the order byte last (bit 0 Acquire, bit 1 Release, the
+// rest zero; stores written before it existed never set bit 7); Block,
+// Gen and Sync not announced equal the previous access's (0 for the
+// first). Accesses are the bulk of the data, and this packing
 // halves them before compression.
 //
 // # Branch chunks

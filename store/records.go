@@ -335,8 +335,8 @@ const (
 	accAtomic    = 0x10
 	accBlock     = 0x20 // Block and Gen follow (uvarints)
 	accSync      = 0x40 // Sync follows (uvarint)
-	accReserved  = 0x80
-	minAccessLen = 3 // flags + two one-byte deltas
+	accOrder     = 0x80 // an order byte follows: bit 0 Acquire, bit 1 Release (the rest zero)
+	minAccessLen = 3    // flags + two one-byte deltas
 )
 
 // appendUvarint is binary.AppendUvarint with the one- and two-byte cases
@@ -355,8 +355,8 @@ func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
 // maxAccessLen bounds one packed access: flags, two 10-byte deltas, a
-// size byte, three 5-byte uvarints.
-const maxAccessLen = 1 + 10 + 10 + 1 + 5 + 5 + 5
+// size byte, three 5-byte uvarints, an order byte.
+const maxAccessLen = 1 + 10 + 10 + 1 + 5 + 5 + 5 + 1
 
 // putUvarint writes v at b[0:] and returns the length (b must have room).
 func putUvarint(b []byte, v uint64) int {
@@ -410,6 +410,9 @@ func encAccesses(e *enc, as []record.Access) {
 		if a.Sync != sync {
 			flags |= accSync
 		}
+		if a.Acquire || a.Release {
+			flags |= accOrder
+		}
 		p := buf[n : n+maxAccessLen]
 		p[0] = flags
 		k := 1
@@ -425,6 +428,10 @@ func encAccesses(e *enc, as []record.Access) {
 		}
 		if flags&accSync != 0 {
 			k += putUvarint(p[k:], uint64(a.Sync))
+		}
+		if flags&accOrder != 0 {
+			p[k] = byte(b2u(a.Acquire) | b2u(a.Release)<<1)
+			k++
 		}
 		n += k
 		addr, pc, block, gen, sync = a.Addr, a.PC, a.Block, a.Gen, a.Sync
@@ -473,10 +480,6 @@ func decAccesses(d *dec) []record.Access {
 		}
 		flags := b[0]
 		b = b[1:]
-		if flags&accReserved != 0 {
-			d.fail("access flags 0x%02x", flags)
-			return nil
-		}
 		a := &out[i]
 		addr += uint64(unzigzag(uv()))
 		pc += uint64(unzigzag(uv()))
@@ -498,6 +501,17 @@ func decAccesses(d *dec) []record.Access {
 			sync = u32()
 		}
 		a.Block, a.Gen, a.Sync = block, gen, sync
+		if flags&accOrder != 0 {
+			if len(b) == 0 {
+				d.fail("truncated access table")
+				return nil
+			}
+			if b[0]&^3 != 0 {
+				d.fail("access order 0x%02x", b[0])
+				return nil
+			}
+			a.Acquire, a.Release, b = b[0]&1 != 0, b[0]&2 != 0, b[1:]
+		}
 	}
 	if d.err == nil && len(b) != 0 {
 		d.fail("%d bytes after the access table", len(b))
@@ -943,3 +957,10 @@ func decodeCheckpoint(b []byte) (*storedCheckpoint, error) {
 
 // validJob reports whether id fits the key schema (0 <= id < 2^32).
 func validJob(id int) bool { return id >= 0 && uint64(id) <= math.MaxUint32 }
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}

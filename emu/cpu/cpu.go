@@ -21,6 +21,7 @@
 package cpu
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -67,9 +68,32 @@ type Stop struct {
 	Write bool
 }
 
-// Tracker observes every successful guest memory access (when set).
+// AccessFlags describe an access (or a fence) to the Tracker.
+type AccessFlags uint8
+
+const (
+	AccWrite AccessFlags = 1 << iota
+	// AccAtomic, AccAcquire and AccRelease are the instruction's Order
+	// (OrderAtomic, OrderAcquire, OrderRelease).
+	AccAtomic
+	AccAcquire
+	AccRelease
+	// AccChanged: a write that changed memory (the bytes written differ
+	// from those that were there).
+	AccChanged
+)
+
+// accFlags turns an instruction's Order into AccessFlags.
+func accFlags(o Order) AccessFlags {
+	return AccessFlags(o&(OrderAtomic|OrderAcquire|OrderRelease)) << 1
+}
+
+// Tracker observes every successful guest memory access (when set), and
+// the C11 fences (instructions marked OrderFence), f holding AccAcquire
+// and/or AccRelease.
 type Tracker interface {
-	Access(addr uint64, size uint8, write, atomic bool, pc uint64)
+	Access(addr uint64, size uint8, f AccessFlags, pc uint64)
+	Fence(f AccessFlags, pc uint64)
 }
 
 // Watcher checks guest accesses to pages marked mem.PermWatch; it returns
@@ -192,35 +216,108 @@ func (c *CPU) Fetch(pc uint64) (Inst, bool) {
 const (
 	fencePredR = 1 << 25
 	fencePredW = 1 << 24
+	fenceSuccR = 1 << 21
 	fenceSuccW = 1 << 20
 )
 
-// markOrdered marks the loads and stores of a decoded page that are C11
-// atomics as compiled for RISC-V (the ISA manual's mapping of C/C++
-// atomics, Table A.6): an acquire or seq_cst load is "l{b,h,w,d}; fence
-// r,rw" and a release or seq_cst store "fence rw,w; s{b,h,w,d}", with at
-// most register-only instructions between them (compilers schedule a
-// "li" there). Those accesses are atomic in the program's memory model,
-// so two of them never race (package race). Relaxed atomics compile to
-// plain loads and stores and cannot be told apart; neighbours across a
-// page boundary are not looked at.
+// RelaxedMarker is "fence i,i", which the SDK's stdatomic.h places right
+// after the load or store of a relaxed C11 atomic (atomic_load_explicit
+// and atomic_store_explicit with memory_order_relaxed): a relaxed atomic
+// compiles to a plain load or store, and only the marker tells them
+// apart. Compilers never emit it for C11 (device I/O is no business of
+// theirs); it is a no-op on every RISC-V implementation.
+const RelaxedMarker = 0x0880000f
+
+// Order is an instruction's role in the C11 memory model, as RISC-V
+// compiles the C11 atomics (the ISA manual's Table A.6).
+type Order uint8
+
+const (
+	// OrderAtomic: an atomic access (LR, SC, AMO, or the load or store of
+	// a C11 atomic); two atomic accesses never race.
+	OrderAtomic Order = 1 << iota
+	// OrderAcquire: acquire semantics (an acquire or seq_cst load, an
+	// .aq atomic, an acquire fence).
+	OrderAcquire
+	// OrderRelease: release semantics (a release or seq_cst store, an .rl
+	// atomic, a release fence).
+	OrderRelease
+	// OrderFence marks a fence that is not part of an atomic access's
+	// mapping (a C11 atomic_thread_fence): the tracker hears of it.
+	OrderFence
+)
+
+// markOrdered gives the loads, stores and fences of a decoded page their
+// Order, from the RISC-V mapping of the C11 atomics (the ISA manual's
+// Table A.6), with at most register-only instructions between the parts
+// (compilers schedule a "li" there):
+//   - "l{b,h,w,d}; fence r,rw" is an acquire (or seq_cst) load, and the
+//     "fence rw,rw" before a seq_cst one belongs to it;
+//   - "fence rw,w; s{b,h,w,d}" is a release (or seq_cst) store;
+//   - a load or store immediately followed by RelaxedMarker is a relaxed
+//     atomic;
+//   - any other fence with r before and r,w after is an acquire fence,
+//     with r,w before and w after a release fence (both for fence rw,rw),
+//     and is marked OrderFence.
+//
+// Neighbours across a page boundary are not looked at. Relaxed atomics
+// written without the SDK's stdatomic.h (the __atomic builtins with
+// __ATOMIC_RELAXED) compile to plain loads and stores and cannot be told
+// apart from them.
 func markOrdered(insts []Inst) {
+	absorbed := make([]bool, len(insts))
 	for i := range insts {
 		in := &insts[i]
 		switch {
 		case in.Op >= OpLB && in.Op <= OpLWU:
+			if i+1 < len(insts) && insts[i+1].Raw == RelaxedMarker {
+				in.Order, absorbed[i+1] = OrderAtomic, true
+				continue
+			}
 			j := i + 1
 			for j < len(insts) && insts[j].Op.registerOnly() {
 				j++
 			}
-			in.Ordered = j < len(insts) && insts[j].Op == OpFENCE && insts[j].Raw&fencePredR != 0
+			if j < len(insts) && insts[j].Op == OpFENCE && insts[j].Raw&fencePredR != 0 && insts[j].Raw != RelaxedMarker {
+				in.Order, absorbed[j] = OrderAtomic|OrderAcquire, true
+				// A seq_cst load's leading fence rw,rw.
+				k := i - 1
+				for k >= 0 && insts[k].Op.registerOnly() {
+					k--
+				}
+				if k >= 0 && insts[k].Op == OpFENCE && insts[k].Raw&(fencePredR|fencePredW|fenceSuccR|fenceSuccW) == fencePredR|fencePredW|fenceSuccR|fenceSuccW {
+					absorbed[k] = true
+				}
+			}
 		case in.Op >= OpSB && in.Op <= OpSD:
+			if i+1 < len(insts) && insts[i+1].Raw == RelaxedMarker {
+				in.Order, absorbed[i+1] = OrderAtomic, true
+				continue
+			}
 			j := i - 1
 			for j >= 0 && insts[j].Op.registerOnly() {
 				j--
 			}
 			// Release: earlier writes (and reads) before this store.
-			in.Ordered = j >= 0 && insts[j].Op == OpFENCE && insts[j].Raw&fencePredW != 0 && insts[j].Raw&fenceSuccW != 0
+			if j >= 0 && insts[j].Op == OpFENCE && insts[j].Raw&fencePredW != 0 && insts[j].Raw&fenceSuccW != 0 {
+				in.Order, absorbed[j] = OrderAtomic|OrderRelease, true
+			}
+		}
+	}
+	for i := range insts {
+		in := &insts[i]
+		if in.Op != OpFENCE || absorbed[i] {
+			continue
+		}
+		var o Order
+		if in.Raw&fencePredR != 0 && in.Raw&(fenceSuccR|fenceSuccW) == fenceSuccR|fenceSuccW {
+			o |= OrderAcquire
+		}
+		if in.Raw&(fencePredR|fencePredW) == fencePredR|fencePredW && in.Raw&fenceSuccW != 0 {
+			o |= OrderRelease
+		}
+		if o != 0 {
+			in.Order = o | OrderFence
 		}
 	}
 }
@@ -323,19 +420,25 @@ func (c *CPU) loadSlow(addr, size, pc uint64) (uint64, bool) {
 	return le(buf[:], size), true
 }
 
-// store writes size bytes at addr; on failure it sets c.pending, writes
-// nothing and returns false.
-func (c *CPU) store(addr, size, v, pc uint64) bool {
+// store writes size bytes at addr and reports whether they differ from
+// those that were there; on failure it sets c.pending, writes nothing and
+// returns ok false.
+func (c *CPU) store(addr, size, v, pc uint64) (changed, ok bool) {
 	off := addr & mem.PageMask
 	e := &c.wtlb[(addr>>mem.PageShift)&(tlbSize-1)]
 	if e.vpn == addr>>mem.PageShift && off <= mem.PageSize-size {
-		putLE(e.page.Data[off:], size, v)
-		return true
+		d := e.page.Data[off:]
+		changed = le(d, size) != v&sizeMask(size)
+		putLE(d, size, v)
+		return changed, true
 	}
 	return c.storeSlow(addr, size, v, pc)
 }
 
-func (c *CPU) storeSlow(addr, size, v, pc uint64) bool {
+// sizeMask keeps the low size bytes of a value.
+func sizeMask(size uint64) uint64 { return ^uint64(0) >> (64 - 8*size) }
+
+func (c *CPU) storeSlow(addr, size, v, pc uint64) (changed, ok bool) {
 	// Check every page first so a faulting store writes nothing.
 	// Step by offset, not by address: addr+size may wrap around 2^64.
 	watched := false
@@ -344,14 +447,14 @@ func (c *CPU) storeSlow(addr, size, v, pc uint64) bool {
 		perm, ok := c.Mem.PermAt(a)
 		if !ok || perm&mem.PermW == 0 {
 			c.pending = Stop{Reason: StopFault, PC: pc, Fault: &mem.Fault{Addr: a, Write: true, Mapped: ok, Perm: perm}}
-			return false
+			return false, false
 		}
 		watched = watched || perm&mem.PermWatch != 0
 		i += mem.PageSize - a&mem.PageMask
 	}
 	if watched && !c.Watcher.Check(addr, uint8(size), true, pc) {
 		c.pending = Stop{Reason: StopWatch, PC: pc, Addr: addr, Size: uint8(size), Write: true}
-		return false
+		return false, false
 	}
 	var buf [8]byte
 	putLE(buf[:], size, v)
@@ -363,10 +466,13 @@ func (c *CPU) storeSlow(addr, size, v, pc uint64) bool {
 			// The read TLB may hold the pre-copy page: point it here too.
 			c.rtlb[(a>>mem.PageShift)&(tlbSize-1)] = tlbEntry{vpn: a >> mem.PageShift, page: p}
 		}
-		n := uint64(copy(p.Data[a&mem.PageMask:], buf[i:size]))
+		d := p.Data[a&mem.PageMask:]
+		n := uint64(min(len(d), int(size-i)))
+		changed = changed || !bytes.Equal(d[:n], buf[i:i+n])
+		copy(d, buf[i:size])
 		i += n
 	}
-	return true
+	return changed, true
 }
 
 // counter returns the value of a counter CSR given n instructions retired in

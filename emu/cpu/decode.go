@@ -156,9 +156,11 @@ type Inst struct {
 	Rs2 uint8
 	// Brk is set when a breakpoint sits on this instruction (see CPU.SetBreakpoint).
 	Brk bool
-	// Ordered marks a load or store that is one half of a C11 atomic as
-	// RISC-V compiles it (markOrdered); the tracker reports it as atomic.
-	Ordered bool
+	// Order says what the instruction is in the C11 memory model
+	// (markOrdered for loads, stores and fences; the aq and rl bits for
+	// LR, SC and AMOs): OrderAtomic, OrderAcquire, OrderRelease, and for
+	// a fence OrderFence when the tracker is told of it.
+	Order Order
 	// Imm is the sign-extended immediate (every RV64 immediate fits in 32
 	// bits; keeping Inst at 16 bytes keeps decoded pages cache-friendly).
 	Imm int32
@@ -346,6 +348,13 @@ func Decode(raw uint32) Inst {
 			return ill
 		}
 		in.Op = base + off
+		in.Order = OrderAtomic
+		if raw&(1<<26) != 0 {
+			in.Order |= OrderAcquire
+		}
+		if raw&(1<<25) != 0 {
+			in.Order |= OrderRelease
+		}
 	case 0x0f: // MISC-MEM: fence (f3 0), fence.i (f3 1)
 		switch f3 {
 		case 0:

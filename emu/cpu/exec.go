@@ -108,7 +108,7 @@ func (c *CPU) Run(limit uint64) Stop {
 				v = sext32(v)
 			}
 			if tr != nil {
-				tr.Access(a, uint8(size), false, in.Ordered, pc)
+				tr.Access(a, uint8(size), accFlags(in.Order), pc)
 			}
 			x[in.Rd] = v
 		case OpSB, OpSH, OpSW, OpSD:
@@ -117,11 +117,16 @@ func (c *CPU) Run(limit uint64) Stop {
 			if gate != nil && !gate.Before(a, uint8(size), true, false, pc) {
 				goto gated
 			}
-			if !c.store(a, size, x[in.Rs2], pc) {
+			changed, ok := c.store(a, size, x[in.Rs2], pc)
+			if !ok {
 				goto stop
 			}
 			if tr != nil {
-				tr.Access(a, uint8(size), true, in.Ordered, pc)
+				f := accFlags(in.Order) | AccWrite
+				if changed {
+					f |= AccChanged
+				}
+				tr.Access(a, uint8(size), f, pc)
 			}
 
 		case OpADDI:
@@ -247,7 +252,7 @@ func (c *CPU) Run(limit uint64) Stop {
 				v = sext32(v)
 			}
 			if tr != nil {
-				tr.Access(a, uint8(size), false, true, pc)
+				tr.Access(a, uint8(size), accFlags(in.Order), pc)
 			}
 			c.resValid, c.resAddr, c.resVal = true, a, v
 			x[in.Rd] = v
@@ -279,11 +284,16 @@ func (c *CPU) Run(limit uint64) Stop {
 				ok = cur == c.resVal
 			}
 			if ok {
-				if !c.store(a, size, x[in.Rs2], pc) {
+				changed, sok := c.store(a, size, x[in.Rs2], pc)
+				if !sok {
 					goto stop
 				}
 				if tr != nil {
-					tr.Access(a, uint8(size), true, true, pc)
+					f := accFlags(in.Order) | AccWrite
+					if changed {
+						f |= AccChanged
+					}
+					tr.Access(a, uint8(size), f, pc)
 				}
 				x[in.Rd] = 0
 			} else {
@@ -314,20 +324,30 @@ func (c *CPU) Run(limit uint64) Stop {
 				goto stop
 			}
 			v := amo(in.Op, old, x[in.Rs2], size)
-			if !c.store(a, size, v, pc) {
+			changed, sok := c.store(a, size, v, pc)
+			if !sok {
 				goto stop
 			}
 			if tr != nil {
-				tr.Access(a, uint8(size), true, true, pc)
+				f := accFlags(in.Order) | AccWrite
+				if changed {
+					f |= AccChanged
+				}
+				tr.Access(a, uint8(size), f, pc)
 			}
 			if size == 4 {
 				old = sext32(old)
 			}
 			x[in.Rd] = old
 
-		case OpFENCE, OpFENCEI:
-			// Sequentially consistent, single-issue: nothing to do. Code
-			// pages are never writable, so fence.i has nothing to flush.
+		case OpFENCE:
+			// Sequentially consistent, single-issue: nothing to do but
+			// tell the tracker of a C11 fence (markOrdered).
+			if in.Order&OrderFence != 0 && tr != nil {
+				tr.Fence(accFlags(in.Order), pc)
+			}
+		case OpFENCEI:
+			// Code pages are never writable: nothing to flush.
 		case OpCSRR:
 			x[in.Rd] = c.counter(int64(in.Imm), n)
 		case OpECALL:
