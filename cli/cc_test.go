@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,5 +45,29 @@ func TestCCOverlay(t *testing.T) {
 	code, _, stderr := runCLI("cc", "-o", filepath.Join(dir, "x.elf"), "--lib", "none", "--overlay", "../fixtures/src/lib/nonatomic_mutex", "../fixtures/src/tests/mutex_test.c")
 	if code != ExitUsage || !strings.Contains(stderr, "--overlay") {
 		t.Errorf("cc --lib none --overlay: exit %d, %q", code, stderr)
+	}
+}
+
+// TestCCSaysOptLevels: cc says on stderr, in one line, that the program
+// was built at -O0 and the SDK at -O1, and how to change it; --cflag -O1
+// builds the program at -O1 and says so, on stderr and in --json.
+func TestCCSaysOptLevels(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := runCLI("cc", "-o", filepath.Join(dir, "a.elf"), "testdata/compat/pebbles_htm.c")
+	if code != ExitOK || strings.Count(stderr, "\n") != 1 ||
+		!strings.Contains(stderr, "program built at -O0") || !strings.Contains(stderr, "SDK at -O1") || !strings.Contains(stderr, "--cflag -O1") {
+		t.Errorf("cc: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr := runCLI("cc", "-o", filepath.Join(dir, "b.elf"), "testdata/compat/pebbles_htm.c", "--cflag", "-O1", "--json")
+	var doc struct {
+		ProgramOpt string `json:"program_opt"`
+		SDKOpt     string `json:"sdk_opt"`
+		Build      string `json:"build"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); code != ExitOK || err != nil {
+		t.Fatalf("cc --json: exit %d, %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	if doc.ProgramOpt != "-O1" || doc.SDKOpt != "-O1" || !strings.Contains(stderr, doc.Build) || !strings.Contains(doc.Build, "-O0") {
+		t.Errorf("cc --cflag -O1 --json: %+v; stderr %q", doc, stderr)
 	}
 }

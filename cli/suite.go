@@ -18,13 +18,19 @@ import (
 
 // SuiteJSON is suite's --json document.
 type SuiteJSON struct {
-	Dir      string         `json:"dir"`
-	Strategy string         `json:"strategy"`
-	PPs      string         `json:"pps"`
-	Budget   float64        `json:"budget_seconds"`
-	Programs []SuiteProgram `json:"programs"`
-	Totals   map[string]int `json:"totals"`
-	Elapsed  float64        `json:"elapsed_seconds"`
+	Dir      string  `json:"dir"`
+	Strategy string  `json:"strategy"`
+	PPs      string  `json:"pps"`
+	Budget   float64 `json:"budget_seconds"`
+	// ProgramOpt and SDKOpt are the optimisation levels the programs and
+	// the SDK were built at (as landslide cc builds them); Build says it
+	// in a sentence.
+	ProgramOpt string         `json:"program_opt"`
+	SDKOpt     string         `json:"sdk_opt"`
+	Build      string         `json:"build"`
+	Programs   []SuiteProgram `json:"programs"`
+	Totals     map[string]int `json:"totals"`
+	Elapsed    float64        `json:"elapsed_seconds"`
 }
 
 // SuiteProgram is one program of a suite run.
@@ -46,6 +52,7 @@ func newSuiteCmd() *cobra.Command {
 		syncOnly bool
 		asJSON   bool
 		keep     string
+		cflags   []string
 	)
 	cmd := &cobra.Command{
 		Use:   "suite DIR",
@@ -61,6 +68,13 @@ verdict), or the build failed (the compiler's first error). Nothing is
 recorded in the store: rerun a program with landslide explore to keep its
 exploration and traces (--keep DIR keeps the built ELFs).
 
+Each program is built as landslide cc builds it: its source at -O0, so
+that every shared load and store it writes is in the binary (a verdict
+never rests on what the compiler deleted), the SDK at -O1; --cflag adds
+compiler flags to every source (--cflag -O1 optimises the programs,
+--cflag -DLANDSLIDE_NONDET_MAX=3 widens the nondet domain). The second
+line (and --json's program_opt, sdk_opt) says which levels were used.
+
 Exit: 1 if some program has a bug, else 3 if some ran out of budget or
 reached a limit, else 0; 2 when DIR holds no C file or no program builds.`,
 		Args: exactly(1),
@@ -71,7 +85,7 @@ reached a limit, else 0; 2 when DIR holds no C file or no program builds.`,
 			if strategy != "dpor" && strategy != "optimal" {
 				return usageErr("--strategy %s: suite takes dpor or optimal", strategy)
 			}
-			return runSuite(cmd, args[0], suiteOptions{budget, strategy, syncOnly, asJSON, keep})
+			return runSuite(cmd, args[0], suiteOptions{budget, strategy, syncOnly, asJSON, keep, cflags})
 		},
 	}
 	fl := cmd.Flags()
@@ -80,6 +94,7 @@ reached a limit, else 0; 2 when DIR holds no C file or no program builds.`,
 	fl.BoolVar(&syncOnly, "sync-only", false, "preempt only at the pthread calls, not at every shared access")
 	fl.BoolVar(&asJSON, "json", false, "print one JSON document on stdout instead of text")
 	fl.StringVar(&keep, "keep", "", "write the built ELFs to this directory (default: a temporary one, removed)")
+	fl.StringSliceVar(&cflags, "cflag", nil, "extra compiler flags, for every source (--cflag -O1 optimises the programs, built at -O0 by default)")
 	return cmd
 }
 
@@ -89,6 +104,7 @@ type suiteOptions struct {
 	syncOnly bool
 	asJSON   bool
 	keep     string
+	cflags   []string
 }
 
 func runSuite(cmd *cobra.Command, dir string, o suiteOptions) error {
@@ -120,10 +136,12 @@ func runSuite(cmd *cobra.Command, dir string, o suiteOptions) error {
 		pps = "pthread calls"
 	}
 	doc := SuiteJSON{Dir: dir, Strategy: o.strategy, PPs: pps, Budget: o.budget.Seconds(), Totals: map[string]int{}}
+	doc.ProgramOpt, doc.SDKOpt = sdk.Options{CFlags: o.cflags}.OptLevels()
+	doc.Build = buildNote(doc.ProgramOpt, doc.SDKOpt)
 	w := cmd.OutOrStdout()
 	start := time.Now()
 	if !o.asJSON {
-		fmt.Fprintf(w, "%d programs in %s: %s, %s as PPs, %s each\n", len(srcs), dir, o.strategy, pps, o.budget)
+		fmt.Fprintf(w, "%d programs in %s: %s, %s as PPs, %s each\neach %s\n", len(srcs), dir, o.strategy, pps, o.budget, doc.Build)
 	}
 	for _, src := range srcs {
 		p := suiteProgram(cmd.Context(), filepath.Join(dir, src), filepath.Join(out, strings.TrimSuffix(src, ".c")+".elf"), o)
@@ -170,7 +188,7 @@ func suiteProgram(ctx context.Context, src, elf string, o suiteOptions) SuitePro
 	if err == nil {
 		var absOut string
 		if absOut, err = filepath.Abs(elf); err == nil {
-			err = sdk.Build(sdk.Options{Sources: []string{abs}, Output: absOut, Posix: true})
+			err = sdk.Build(sdk.Options{Sources: []string{abs}, Output: absOut, Posix: true, CFlags: o.cflags})
 		}
 	}
 	if err != nil {

@@ -59,6 +59,9 @@ int main(void) { pthread_t t[70]; pthread_mutex_lock(&m); for (int i = 0; i < 70
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
+	if doc.ProgramOpt != "-O0" || doc.SDKOpt != "-O1" || !strings.Contains(doc.Build, "--cflag -O1") {
+		t.Errorf("suite builds as cc does, and says it: program_opt %q, sdk_opt %q, build %q", doc.ProgramOpt, doc.SDKOpt, doc.Build)
+	}
 	want := map[string]string{"a_misuse.c": "bug", "b_readers.c": "verified", "c_deadlock.c": "bug", "d_locked.c": "verified", "e_broken.c": "build error", "f_many.c": "limit"}
 	if len(doc.Programs) != len(want) {
 		t.Fatalf("%d programs: %+v", len(doc.Programs), doc.Programs)

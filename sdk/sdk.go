@@ -19,6 +19,22 @@
 // way (e.g. "sdk/thrlib/mutex.c", "tests/foo.c"). Limitation of clang 14:
 // the prefix map does not apply to the file names of a program's own .S
 // files, so those keep absolute paths outside the repository.
+//
+// Optimisation: the program's own sources are compiled at -O0 by default
+// (DefaultProgramOpt) and the SDK at -O1 (SDKOpt). On plain shared
+// variables clang may fold a racy "r = r + 1; r = r - 1" or the assert
+// of "y = x; assert(y == x)", which it is allowed to do in a program with a
+// data race; a checker that verified the optimised binary would verify a
+// program whose source has the bug. At -O0 every load and store the source
+// writes is in the binary, so a verdict never rests on what the compiler
+// deleted. The SDK (crt0, libc, posix/, the thread library) is the
+// checker's own code and keeps -O1. Such a build is two compile steps
+// (the SDK's objects, the program's) in a temporary directory and one
+// link, in the same order as a one-step build. Options.ProgramOpt set to
+// SDKOpt builds everything in one clang invocation at -O1, as the
+// fixtures are built. Options.CFlags come after either level, in both
+// compile steps, so "-O1" there builds the program at -O1 again (the last
+// -O wins).
 package sdk
 
 import (
@@ -34,8 +50,10 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 //go:embed include lib posix thrlib linker.ld
@@ -58,6 +76,44 @@ type Options struct {
 	// verifier.h). Build sets it itself when a source includes one of
 	// those headers.
 	Posix bool
+	// ProgramOpt is the optimisation flag of the program's own Sources
+	// ("-O0", "-O1", "-O2", "-Os", ...). "" means DefaultProgramOpt, -O0:
+	// every shared load and store of the source stays in the binary. The
+	// SDK's sources are always compiled at SDKOpt. With ProgramOpt equal
+	// to SDKOpt the whole program is built in one clang invocation (the
+	// fixtures' builds: fixtures.Fixture.BuildOptions). An -O flag in
+	// CFlags overrides both (the last -O wins); OptLevels says what a
+	// build uses.
+	ProgramOpt string
+}
+
+const (
+	// DefaultProgramOpt is the optimisation level of a program's own
+	// sources unless Options.ProgramOpt says otherwise: -O0, so that the
+	// compiler deletes none of the shared accesses the source makes.
+	DefaultProgramOpt = "-O0"
+	// SDKOpt is the optimisation level of the SDK's sources (crt0, libc,
+	// posix/, the thread library, an overlay).
+	SDKOpt = "-O1"
+)
+
+// optFlag matches a clang optimisation flag.
+var optFlag = regexp.MustCompile(`^-O([0-9]+|s|z|g|fast)?$`)
+
+// OptLevels returns the optimisation flags a build with opts gives the
+// program's own sources and the SDK's: ProgramOpt (DefaultProgramOpt when
+// empty) and SDKOpt, each overridden by the last -O flag of CFlags.
+func (o Options) OptLevels() (program, lib string) {
+	program, lib = o.ProgramOpt, SDKOpt
+	if program == "" {
+		program = DefaultProgramOpt
+	}
+	for _, f := range o.CFlags {
+		if optFlag.MatchString(f) {
+			program, lib = f, f
+		}
+	}
+	return program, lib
 }
 
 // posixHeaders are the headers whose functions live in posix/, the
@@ -100,14 +156,19 @@ func usesPosix(path string) bool {
 // errNoClang is what Build says when the toolchain is missing.
 var errNoClang = errors.New("landslide cc needs clang and ld.lld: apt-get install clang lld")
 
-// Flags returns the fixed compiler and linker flags of every guest build.
-func Flags() []string {
+// Flags returns the fixed compiler and linker flags of every guest build,
+// with the SDK's optimisation level, SDKOpt (the program's own sources get
+// Options.ProgramOpt in its place).
+func Flags() []string { return flags(SDKOpt) }
+
+// flags is Flags with the optimisation flag opt.
+func flags(opt string) []string {
 	return []string{
 		"--target=riscv64-unknown-elf",
 		"-march=rv64ima",
 		"-mabi=lp64",
 		"-g",
-		"-O1",
+		opt,
 		"-fno-omit-frame-pointer",
 		"-ffreestanding",
 		"-nostdlib",
@@ -171,11 +232,18 @@ func Build(opts Options) error {
 	}
 	const root = "sdk"
 
-	args := append([]string{}, Flags()...)
-	args = append(args, "-ffile-prefix-map="+absDir+"/=")
+	progOpt := opts.ProgramOpt
+	if progOpt == "" {
+		progOpt = DefaultProgramOpt
+	}
+	if !optFlag.MatchString(progOpt) {
+		return fmt.Errorf("sdk: ProgramOpt %q is not an optimisation flag (-O0, -O1, -O2, -Os, ...)", opts.ProgramOpt)
+	}
+	prefixMap := "-ffile-prefix-map=" + absDir + "/="
+	var script []string
 	if !opts.NoLibc {
 		// NoLibc programs bring their own _start and keep lld's default layout.
-		args = append(args, "-T", path.Join(root, "linker.ld"))
+		script = []string{"-T", path.Join(root, "linker.ld")}
 	}
 
 	var libDir string
@@ -233,28 +301,27 @@ func Build(opts Options) error {
 	}
 
 	// A thread library's own headers (mutex_type.h, ...) come first.
+	var incs []string
 	if opts.Overlay != "" {
-		args = append(args, "-I", local(opts.Overlay))
+		incs = append(incs, "-I", local(opts.Overlay))
 	}
 	if libDir != "" {
-		args = append(args, "-I", libDir)
+		incs = append(incs, "-I", libDir)
 	}
 	for _, inc := range opts.Include {
-		args = append(args, "-I", local(inc))
+		incs = append(incs, "-I", local(inc))
 	}
 	if opts.Posix {
 		// The POSIX library's own additions to SDK headers (stdio.h's
 		// streams), which #include_next the SDK's.
-		args = append(args, "-I", path.Join(root, "posix", "include"))
+		incs = append(incs, "-I", path.Join(root, "posix", "include"))
 	}
-	args = append(args, "-I", path.Join(root, "include"))
-	args = append(args, opts.CFlags...)
-	output := local(opts.Output)
-	args = append(args, "-o", output)
-	args = append(args, srcs...)
+	incs = append(incs, "-I", path.Join(root, "include"))
+	var progSrcs []string
 	for _, src := range opts.Sources {
-		args = append(args, local(src))
+		progSrcs = append(progSrcs, local(src))
 	}
+	output := local(opts.Output)
 
 	outPath := output
 	if !filepath.IsAbs(outPath) {
@@ -264,13 +331,90 @@ func Build(opts Options) error {
 		return err
 	}
 
+	if progOpt == SDKOpt {
+		// One invocation compiles and links everything at -O1 (the
+		// fixtures' builds, unchanged byte for byte).
+		args := append(Flags(), prefixMap)
+		args = append(args, script...)
+		args = append(args, incs...)
+		args = append(args, opts.CFlags...)
+		args = append(args, "-o", output)
+		args = append(args, srcs...)
+		args = append(args, progSrcs...)
+		return clang(cwd, opts.Output, args)
+	}
+
+	// Two compile steps, the SDK's sources at SDKOpt and the program's at
+	// progOpt (CFlags after either, in both), into a temporary directory;
+	// then one link in the one-step build's order: the SDK, then the
+	// program. The objects' names do not reach the ELF. Each step is
+	// given the flags of the others (linker flags to a compile, -D and -I
+	// from CFlags to the link), which clang would call unused: a warning
+	// that --cflag -Werror must not turn into an error the one-step build
+	// never had.
+	const quiet = "-Wno-unused-command-line-argument"
+	tmp, err := os.MkdirTemp("", "landslide-cc-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	type unit struct {
+		src, opt, obj string
+	}
+	var units []unit
+	for _, src := range srcs {
+		units = append(units, unit{src, SDKOpt, ""})
+	}
+	for _, src := range progSrcs {
+		units = append(units, unit{src, progOpt, ""})
+	}
+	errs := make([]error, len(units))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i := range units {
+		u := &units[i]
+		u.obj = filepath.Join(tmp, fmt.Sprintf("%03d.o", i))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			args := append(flags(u.opt), quiet, prefixMap)
+			args = append(args, incs...)
+			args = append(args, opts.CFlags...)
+			args = append(args, "-c", "-o", u.obj, u.src)
+			errs[i] = clang(cwd, opts.Output, args)
+		}()
+	}
+	wg.Wait()
+	// The program's errors first (they are the user's), then the SDK's
+	// first one.
+	nlib := len(units) - len(progSrcs)
+	for _, err := range append(errs[nlib:], errs[:nlib]...) {
+		if err != nil {
+			return err
+		}
+	}
+	args := append(Flags(), quiet)
+	args = append(args, script...)
+	args = append(args, opts.CFlags...)
+	args = append(args, "-o", output)
+	for _, u := range units {
+		args = append(args, u.obj)
+	}
+	return clang(cwd, opts.Output, args)
+}
+
+// clang runs clang with args in dir; an error holds its output. output
+// names the program being built, for the message.
+func clang(dir, output string, args []string) error {
 	cmd := exec.Command("clang", args...)
-	cmd.Dir = cwd
+	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("building %s: clang %s: %v\n%s", opts.Output, strings.Join(args, " "), err, out.String())
+		return fmt.Errorf("building %s: clang %s: %v\n%s", output, strings.Join(args, " "), err, out.String())
 	}
 	return nil
 }
