@@ -13,8 +13,9 @@ import (
 type Mode uint8
 
 // Modes (thesis §3.4.4): Limited HB (-H) checks lockset disjointness of
-// the conflicts DPOR's scheduling happens-before leaves unordered; Pure HB
-// (-V) uses vector clocks with lock release/acquire edges.
+// the conflicts DPOR's scheduling happens-before leaves unordered (and
+// that C11 atomics do not order them); Pure HB (-V) uses vector clocks
+// with lock release/acquire edges (and the C11 ones).
 const (
 	Limited Mode = iota + 1
 	Pure
@@ -165,7 +166,7 @@ type entry struct {
 	addr, end, pc uint64
 	block, gen    uint32
 	ls            int32 // lockset (Limited)
-	snap          int32 // clock snapshot (Pure)
+	snap          int32 // clock snapshot
 	epoch         uint32
 	thr           int32 // dense thread number
 	idx           int32 // index in the transition's Accesses
@@ -310,38 +311,33 @@ func (a *Analyzer) replay(trs []*record.Transition) {
 		// exit-to-join edge under Limited HB: see fnJoin).
 		a.thr[i] = thread{frames: a.thr[i].frames[:0], ls: a.ls.add(0, threadLock(a.tidOf[i]))}
 	}
-	pure := a.mode == Pure
-	if pure {
-		a.vc.reset(n)
-	}
+	a.vc.reset(n)
 	a.span = resize(a.span, len(trs))
 	a.ents = a.ents[:0]
 
 	for ti, tr := range trs {
 		t := a.threadOf(tr.Thread)
-		if pure {
-			a.vc.start(t)
-		}
+		a.vc.start(t)
+		used := a.used[ti]
 		sp := span{off: int32(len(a.ents))}
-		if !a.used[ti] {
-			for k := range tr.Sync {
-				a.event(t, &tr.Sync[k])
-			}
-			sp.end = sp.off
-			a.span[ti] = sp
-			continue
-		}
 		order := a.syncOrder(tr)
 		nsync := uint32(len(tr.Sync))
 		p := 0
 		for k := uint32(0); k <= nsync; k++ {
-			for ; p < len(order); p++ {
-				x := order[p]
+			// prev: the access just before, with no sync event between
+			// (an LR before its SC).
+			var prev *record.Access
+			for ; p < len(tr.Accesses); p++ {
+				x := int32(p)
+				if order != nil {
+					x = order[p]
+				}
 				acc := &tr.Accesses[x]
 				if min(acc.Sync, nsync) != k {
 					break
 				}
-				a.addEntry(t, acc, x, &sp)
+				a.access(t, acc, prev, x, used, &sp)
+				prev = acc
 			}
 			if k < nsync {
 				a.event(t, &tr.Sync[k])
@@ -359,44 +355,73 @@ func (a *Analyzer) replay(trs []*record.Transition) {
 func cmpEntry(x, y entry) int { return cmp.Or(cmp.Compare(x.addr, y.addr), cmp.Compare(x.idx, y.idx)) }
 
 // syncOrder returns the transition's access indices ordered by Sync
-// (stable); accesses are recorded in program order, so this is normally
-// the identity.
+// (stable), or nil when that is the identity: accesses are recorded in
+// program order, so it normally is.
 func (a *Analyzer) syncOrder(tr *record.Transition) []int32 {
+	if slices.IsSortedFunc(tr.Accesses, func(x, y record.Access) int { return cmp.Compare(x.Sync, y.Sync) }) {
+		return nil
+	}
 	o := a.order[:0]
 	for i := range tr.Accesses {
 		o = append(o, int32(i))
 	}
 	a.order = o
-	if !slices.IsSortedFunc(tr.Accesses, func(x, y record.Access) int { return cmp.Compare(x.Sync, y.Sync) }) {
-		slices.SortStableFunc(o, func(x, y int32) int { return cmp.Compare(tr.Accesses[x].Sync, tr.Accesses[y].Sync) })
-	}
+	slices.SortStableFunc(o, func(x, y int32) int { return cmp.Compare(tr.Accesses[x].Sync, tr.Accesses[y].Sync) })
 	return o
 }
+
+// access replays access acc (index x) of thread t: its C11 effects on the
+// clocks, and, if its transition is used, an entry for the pair checks.
+// Accesses inside the mutex functions are the trusted implementation
+// (the lock stands for them) unless Options.TestingMutexes.
+func (a *Analyzer) access(t int32, acc, prev *record.Access, x int32, used bool, sp *span) {
+	if a.thr[t].mutexIn > 0 && !a.opt.TestingMutexes {
+		return
+	}
+	v := &a.vc
+	size := accSize(acc)
+	switch kindOf(acc, prev) {
+	case plainRead:
+	case plainWrite:
+		v.plainWrite(acc.Addr, size)
+	case atomicRead:
+		v.atomicRead(t, acc.Addr, size, acc.Acquire)
+	case atomicStore:
+		if used {
+			a.addEntry(t, acc, x, sp)
+		}
+		v.store(t, acc.Addr, size, acc.Release)
+		return
+	case atomicRMW:
+		v.atomicRead(t, acc.Addr, size, acc.Acquire)
+		if used {
+			a.addEntry(t, acc, x, sp)
+		}
+		v.rmwWrite(t, acc.Addr, size, acc.Release)
+		return
+	}
+	if used {
+		a.addEntry(t, acc, x, sp)
+	}
+}
+
+func accSize(acc *record.Access) uint64 { return max(uint64(acc.Size), 1) }
 
 // addEntry records access acc (index x) of thread t in its current state.
 func (a *Analyzer) addEntry(t int32, acc *record.Access, x int32, sp *span) {
 	th := &a.thr[t]
-	internal := th.mutexIn > 0
-	if internal && !a.opt.TestingMutexes {
-		return
-	}
-	size := uint64(acc.Size)
-	if size == 0 {
-		size = 1
-	}
+	size := accSize(acc)
 	e := entry{
 		addr: acc.Addr, end: acc.Addr + size, pc: acc.PC,
 		block: acc.Block, gen: acc.Gen,
-		ls: th.ls, snap: -1, thr: t, idx: x,
+		ls: th.ls, thr: t, idx: x,
 		write: acc.Write, atomic: acc.Atomic, initD: th.initDsIn > 0,
 	}
-	if internal {
+	if th.mutexIn > 0 {
 		e.ls = 0 // unprotected (TESTING_MUTEXES)
 	}
-	if a.mode == Pure {
-		e.snap = a.vc.snapshot(t)
-		e.epoch = a.vc.at(e.snap, t)
-	}
+	e.snap = a.vc.snapshot(t)
+	e.epoch = a.vc.at(e.snap, t)
 	sp.maxSize = max(sp.maxSize, size)
 	sp.write = sp.write || acc.Write
 	a.ents = append(a.ents, e)
@@ -414,9 +439,9 @@ const (
 	fnRwlockUnlock
 	fnInitDestroy // cond, sem, rwlock init/destroy
 	// fnJoin: thr_join(tid) returned, so everything thread tid did
-	// happens-before what the joiner does next. Under Limited HB the
-	// joiner takes tid's thread lock (held by tid from its start) for
-	// good; under Pure HB its clock joins tid's clock at its exit.
+	// happens-before what the joiner does next: the joiner takes tid's
+	// thread lock (held by tid from its start) for good (Limited HB), and
+	// its clock joins tid's clock at its exit (both modes).
 	fnJoin
 )
 
@@ -471,21 +496,27 @@ func (a *Analyzer) event(t int32, e *record.SyncEvent) {
 	pure := a.mode == Pure
 	switch e.Kind {
 	case record.SyncCreate:
-		if pure {
-			a.vc.fork(t, a.threadOf(e.Other))
-		}
+		a.vc.fork(t, a.threadOf(e.Other))
 	case record.SyncUnblock:
 		if pure {
 			a.vc.wake(t, a.threadOf(e.Other))
 		}
 	case record.SyncExit:
-		if pure {
-			a.vc.release(t, exitClock(a.tidOf[t]))
-		}
+		a.vc.release(t, exitClock(a.tidOf[t]))
 	case record.SyncJoin: // pthread_join: as thr_join's return (fnJoin)
 		th.ls = a.ls.add(th.ls, threadLock(e.Other))
-		if pure {
-			a.vc.acquire(t, exitClock(e.Other))
+		a.vc.acquire(t, exitClock(e.Other))
+	case record.SyncFence:
+		if th.mutexIn > 0 && !a.opt.TestingMutexes {
+			return // the trusted mutex implementation's
+		}
+		// A seq_cst fence is both, the acquire first: what it acquires,
+		// it releases too.
+		if e.Arg&record.FenceAcquire != 0 {
+			a.vc.acquireFence(t)
+		}
+		if e.Arg&record.FenceRelease != 0 {
+			a.vc.releaseFence(t)
 		}
 	case record.SyncTxnBegin:
 		th.ls = a.ls.add(th.ls, txnLock)
@@ -560,9 +591,7 @@ func (a *Analyzer) event(t int32, e *record.SyncEvent) {
 		case fnJoin:
 			joined := record.TID(int32(e.Arg))
 			th.ls = a.ls.add(th.ls, threadLock(joined))
-			if pure {
-				a.vc.acquire(t, exitClock(joined))
-			}
+			a.vc.acquire(t, exitClock(joined))
 		}
 	}
 }
@@ -592,11 +621,9 @@ func (a *Analyzer) check(trs []*record.Transition, cur, i, j int) {
 			if f.end <= e.addr || !(e.write || f.write) || (e.atomic && f.atomic) {
 				continue
 			}
-			var race bool
-			if pure {
-				// e (earlier) happens-before f iff e's epoch is known to f.
-				race = e.epoch > a.vc.at(f.snap, e.thr)
-			} else {
+			// e (earlier) happens-before f iff e's epoch is known to f.
+			race := e.epoch > a.vc.at(f.snap, e.thr)
+			if race && !pure {
 				race = e.ls == 0 || f.ls == 0 || (e.ls != f.ls && a.ls.disjoint(e.ls, f.ls))
 			}
 			if race {

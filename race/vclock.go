@@ -1,11 +1,13 @@
 package race
 
-// Vector clocks (Pure HB, Djit+). One branch knows its threads in advance,
+// Vector clocks (Djit+): Pure HB's, and the C11 happens-before that
+// Limited HB checks too. One branch knows its threads in advance,
 // so every clock is a row of n uint32s in a flat slice, indexed by the
 // thread's dense number in the branch; no clock is allocated on its own.
 
 // vclocks holds the current clock of every thread, the release clock of
-// every mutex, and the immutable snapshots that accesses refer to.
+// every mutex, the clocks C11 atomics published, and the immutable
+// snapshots that accesses refer to.
 type vclocks struct {
 	n    int
 	cur  []uint32         // n rows: each thread's clock now
@@ -13,6 +15,19 @@ type vclocks struct {
 	rel  []uint32         // release clocks, one row per mutex seen
 	relM map[uint64]int32 // mutex address -> row of rel
 	pool []uint32         // snapshots, one row each
+
+	// C11 (c11.go). pub maps a byte of memory to the clock its latest
+	// write published (a row of pubs; no entry: nothing), rows being
+	// immutable so that bytes share them. fence is, per thread, the row
+	// of pubs its latest release fence published (-1: none); pend holds,
+	// per thread, the clocks its relaxed atomic reads read since its last
+	// acquire fence (pendSet: any).
+	pub     map[uint64]int32
+	pubs    []uint32
+	fence   []int32
+	pend    []uint32
+	pendSet []bool
+	tmp     []uint32
 }
 
 func (v *vclocks) reset(n int) {
@@ -29,6 +44,20 @@ func (v *vclocks) reset(n int) {
 	}
 	clear(v.relM)
 	v.pool = v.pool[:0]
+	if v.pub == nil {
+		v.pub = make(map[uint64]int32)
+	}
+	clear(v.pub)
+	v.pubs = v.pubs[:0]
+	v.fence = resize(v.fence, n)
+	for i := range v.fence {
+		v.fence[i] = -1
+	}
+	v.pend = resize(v.pend, n*n)
+	clear(v.pend)
+	v.pendSet = resize(v.pendSet, n)
+	clear(v.pendSet)
+	v.tmp = resize(v.tmp, n)
 }
 
 func (v *vclocks) row(t int32) []uint32 { return v.cur[int(t)*v.n : (int(t)+1)*v.n] }
