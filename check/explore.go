@@ -2,6 +2,8 @@ package check
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"landslide/job"
@@ -14,6 +16,10 @@ type ExploreResult struct {
 	Verdict Verdict
 	Run     *store.Run // the stored run (nil without a store)
 }
+
+// ErrLimitReached: a stored run stopped at a limit of the checker, and
+// resuming it under the same limits cannot complete it.
+var ErrLimitReached = errors.New("the run stopped at a limit of the checker; explore it again with the limit raised")
 
 // DefaultExploreBudget is the time budget of `landslide explore` when
 // none is given (a Spec's zero Budget is no budget at all).
@@ -54,8 +60,14 @@ type Overrides struct {
 
 // ResumeExplore continues a stored explore run from its last commit, with
 // the same specification (but o's budget and limit), and ends with the
-// result an uninterrupted run would have had.
+// result an uninterrupted run would have had. A run that stopped at a
+// checker limit is not resumed: its state space cannot complete under
+// the same limits (going on past the execution it could not cover could
+// end in a false "verified").
 func ResumeExplore(ctx context.Context, rec Recording, run *store.Run, o Overrides, hooks job.Hooks) (*ExploreResult, error) {
+	if run.Status == store.StatusLimit {
+		return nil, fmt.Errorf("run %s: %w: %s", run.ID, ErrLimitReached, run.Message)
+	}
 	spec, img, err := rec.stored(run)
 	if err != nil {
 		return nil, err

@@ -30,12 +30,13 @@ type (
 
 // HB modes, stop reasons and bounds.
 const (
-	Limited        = race.Limited
-	Pure           = race.Pure
-	StopBudget     = dpor.StopBudget
-	StopLimit      = dpor.StopLimit
-	StopCanceled   = dpor.StopCanceled
-	UnlimitedBound = dpor.UnlimitedBound
+	Limited          = race.Limited
+	Pure             = race.Pure
+	StopBudget       = dpor.StopBudget
+	StopLimit        = dpor.StopLimit
+	StopCanceled     = dpor.StopCanceled
+	StopCheckerLimit = dpor.StopCheckerLimit // an execution went past a checker limit (Result.Limit)
+	UnlimitedBound   = dpor.UnlimitedBound
 
 	DefaultStrategy        = dpor.DefaultStrategy
 	DefaultCommitEvery     = job.DefaultCommitEvery
@@ -51,12 +52,23 @@ var (
 	// ResolvePPs is the one place a PP set is made (job.ResolvePPs).
 	ResolvePPs = job.ResolvePPs
 	IsAddrSpec = job.IsAddrSpec
+	// ParseSize reads a byte count as --max-memory takes it ("512M").
+	ParseSize = job.ParseSize
+	// FormatSize prints one so ("512MiB").
+	FormatSize = job.FormatSize
 	// ParseHB reads "limited" or "pure".
 	ParseHB = race.ParseMode
 	// Strategies lists the exploration strategies (--strategy).
 	Strategies = dpor.Strategies
 	// Bound is a preemption bound for Spec.MaxBound.
 	Bound = dpor.Bound
+)
+
+// The machine's default limits (kernel.Config): live threads and guest
+// memory.
+const (
+	DefaultMaxThreads = kernel.DefaultMaxThreads
+	DefaultMaxMemory  = kernel.DefaultMaxMemory
 )
 
 // DefaultSyncPPs are the sync PPs of a PP set that names none.

@@ -367,6 +367,9 @@ func outcome(res *job.Result) *quicksand.Outcome {
 	if res.Bug != nil {
 		out.Bug = fmt.Sprintf("%s: %s", res.Bug.Kind, res.Bug.Message)
 	}
+	if res.Limit != nil {
+		out.Limit = res.Limit.Message
+	}
 	return out
 }
 

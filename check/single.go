@@ -18,8 +18,12 @@ import (
 
 // Execution is one run of a program under one schedule.
 type Execution struct {
+	// Outcome is the execution's; a checker limit is never its Bug.
 	*kernel.Outcome
-	Syms *elfsym.Symbols
+	// Limit: the execution went past a limit of the checker (threads,
+	// memory, output): which one, where. It is no bug of the program.
+	Limit *record.Bug
+	Syms  *elfsym.Symbols
 	// Replay is the command line that repeats it.
 	Replay string
 }
@@ -54,10 +58,14 @@ func Execute(image []byte, path string, kcfg kernel.Config, sc Schedule) (*Execu
 	if err != nil {
 		return nil, err
 	}
+	var limit *record.Bug
+	if out.Bug.IsLimit() {
+		limit, out.Bug = out.Bug, nil
+	}
 	// The replay line repeats the configuration too: the PPs, limits,
 	// filters, transactional modes and the program's arguments.
 	spec := job.Spec{Program: path, Kernel: kcfg, Spec: dpor.Spec{AbortCodes: kcfg.HTM.AbortCodes, WeakAtomicity: kcfg.HTM.Weak}}
-	return &Execution{Outcome: out, Syms: k.Symbols(), Replay: job.ReplayCommand(spec, out.Schedule)}, nil
+	return &Execution{Outcome: out, Limit: limit, Syms: k.Symbols(), Replay: job.ReplayCommand(spec, out.Schedule)}, nil
 }
 
 // FormatSchedule prints choices as --schedule takes them.

@@ -31,9 +31,14 @@ const (
 	Budget
 	// Interrupted: the context was canceled; the run is resumable.
 	Interrupted
+	// Limit: an execution went past a limit of the checker (threads,
+	// memory, output; record.Bug.IsLimit) and no bug was found: no
+	// verdict on the program (exit 3, like a budget). A limit is never a
+	// bug, and never verified.
+	Limit
 )
 
-var outcomeNames = [...]string{Verified: "verified", Bug: "bug", NoBug: "no bug", Bounded: "bounded", Budget: "budget", Interrupted: "interrupted"}
+var outcomeNames = [...]string{Verified: "verified", Bug: "bug", NoBug: "no bug", Bounded: "bounded", Budget: "budget", Interrupted: "interrupted", Limit: "limit"}
 
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
@@ -57,6 +62,8 @@ func exploreVerdict(r *job.Result) Verdict {
 	switch {
 	case r.Bug != nil:
 		v.Outcome = Bug
+	case r.Stopped == dpor.StopCheckerLimit:
+		v.Outcome = Limit
 	case r.Verified:
 		v.Outcome = Verified
 	case r.Bounded:
@@ -72,6 +79,8 @@ func exploreVerdict(r *job.Result) Verdict {
 // No other code decides a Quicksand run's verdict.
 //
 //   - A bug: Bug.
+//   - A job went past a checker limit (quicksand.LimitReached): Limit,
+//     never a verification, whatever the other jobs did.
 //   - Total verification (Sched.Verified): Verified.
 //   - Every job ended without a bug and none ran out of budget, but
 //     data-race candidates stayed uncovered (--control, where races add no
@@ -110,9 +119,13 @@ func quicksandOutcome(s *quicksand.Sched, bugs int, interrupted bool) Verdict {
 	max := s.Maximal()
 	maxSet := s.Reg.Describe(s.Reg.All())
 	timedOut := 0
+	var limited []*quicksand.Job
 	for _, j := range s.Jobs {
-		if j.Status == quicksand.TimedOut {
+		switch j.Status {
+		case quicksand.TimedOut:
 			timedOut++
+		case quicksand.LimitReached:
+			limited = append(limited, j)
 		}
 	}
 	complete := len(s.Completed())
@@ -123,6 +136,23 @@ func quicksandOutcome(s *quicksand.Sched, bugs int, interrupted bool) Verdict {
 			msg += " (the first one ended the run, with budget left)"
 		}
 		return Verdict{Bug, store.StatusBug, msg}
+	case len(limited) > 0:
+		j := limited[0]
+		msg := fmt.Sprintf("Limit: no bug found, but job %d (PPs %s) went past a limit of the checker and could not complete: %s.",
+			j.ID, s.Reg.Describe(j.Set), j.Limit)
+		if n := len(limited); n > 1 {
+			msg = fmt.Sprintf("Limit: no bug found, but %d jobs went past a limit of the checker and could not complete; the first, job %d (PPs %s): %s.",
+				n, j.ID, s.Reg.Describe(j.Set), j.Limit)
+		}
+		msg += fmt.Sprintf(" %d of %d jobs complete", complete, len(s.Jobs))
+		if timedOut > 0 {
+			msg += fmt.Sprintf(", %d timed out", timedOut)
+		}
+		msg += "; not a verification."
+		if interrupted {
+			msg += " Interrupted: the run can be resumed."
+		}
+		return Verdict{Limit, store.StatusLimit, msg}
 	case s.Verified():
 		return Verdict{Verified, store.StatusVerified, fmt.Sprintf(
 			"Total verification: the maximal state space %s completed with no bug, and it covered every data-race candidate.", maxSet)}

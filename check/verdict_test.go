@@ -21,7 +21,9 @@ func TestQuicksandVerdict(t *testing.T) {
 		S = quicksand.Suspended
 		N = quicksand.NotStarted
 		X = quicksand.Cancelled
+		L = quicksand.LimitReached
 	)
+	const limit = "thread limit: creating a thread would exceed 8 live threads (--max-threads raises it)"
 	cases := []struct {
 		name     string
 		opt      quicksand.Options
@@ -62,6 +64,18 @@ func TestQuicksandVerdict(t *testing.T) {
 			want: Budget, status: store.StatusBudget, has: []string{"Budget spent", "uncovered. Caveat (jobs 1, 2, 3, 4, 5, and 2 more): not exact."}},
 		{name: "bug, not exact", statuses: []jobEnd{C, B, C, X}, now: time.Hour, bugs: 1, caveat: []int{0},
 			want: Bug, status: store.StatusBug, has: []string{"1 bug found"}, not: []string{"Caveat", "not exact"}},
+		// A checker limit is never a bug and never a verification, even
+		// with the maximal state space complete.
+		{name: "limit", statuses: []jobEnd{C, L, C, C}, now: time.Minute,
+			want: Limit, status: store.StatusLimit, has: []string{"Limit: no bug found, but job 2", limit, "3 of 4 jobs complete; not a verification."},
+			not: []string{"Total verification", "1 bug", "timed out", "Interrupted"}},
+		{name: "a bug and a limit", statuses: []jobEnd{L, B, C, X}, now: time.Minute, bugs: 1,
+			want: Bug, status: store.StatusBug, has: []string{"1 bug found"}, not: []string{"limit"}},
+		{name: "limits, budget spent", statuses: []jobEnd{L, L, P, S}, now: time.Hour,
+			want: Limit, status: store.StatusLimit, has: []string{"2 jobs went past a limit of the checker", "the first, job 1", limit, "0 of 4 jobs complete, 2 timed out"},
+			last: T},
+		{name: "limit, interrupted", statuses: []jobEnd{L, C, P, S}, now: time.Minute, interrupted: true,
+			want: Limit, status: store.StatusLimit, has: []string{"job 1", limit, "Interrupted: the run can be resumed."}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,6 +89,9 @@ func TestQuicksandVerdict(t *testing.T) {
 			}
 			for i, st := range c.statuses {
 				s.Jobs[i].Status = st
+				if st == L {
+					s.Jobs[i].Limit = limit
+				}
 			}
 			for _, i := range c.caveat {
 				s.Jobs[i].Caveat = "not exact"

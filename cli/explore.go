@@ -60,7 +60,10 @@ the next. At the end:
   exit 1  a bug: its preemption trace is printed and written to --trace-dir
           as .txt, .html (one column per thread) and .json
   exit 0  the state space completed with no bug: verified for this PP set
-  exit 3  the budget ran out: coverage and the race candidates seen
+  exit 3  the budget ran out: coverage and the race candidates seen; or an
+          execution went past a limit of the checker (--max-threads,
+          --max-memory, the output limit): the exploration stops there, as
+          it cannot cover that execution; no bug, and no verdict
   exit 2  usage or input error, or a store failure
 
 The exploration is recorded in the store (--store, default ./.landslide),
@@ -258,6 +261,10 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 		if res.SpecOrders > 0 {
 			fmt.Fprintf(out, "Every interleaving's calls were linearizable, against a sequential specification of %d %s of the calls.\n", res.SpecOrders, plural(res.SpecOrders, "order"))
 		}
+	case res.Limit != nil:
+		fmt.Fprintf(out, "Not verified: interleaving %d went past a limit of the checker; the exploration cannot cover it, so it stopped there, with no bug found (%s).\n",
+			res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
+		writeLimitText(out, report.NewBug(res.Limit, res.Syms), res.LimitReplay)
 	case r.Verdict.Outcome == check.Interrupted:
 		fmt.Fprintf(out, "Interrupted after %d interleavings; %s.\n", res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
 		if run != nil {
@@ -315,6 +322,8 @@ func stopReason(res *check.ExploreResult) string {
 		return "the time budget ran out"
 	case check.StopLimit:
 		return "the interleaving limit was reached"
+	case check.StopCheckerLimit:
+		return "a limit of the checker was reached"
 	}
 	return res.Stopped.String()
 }
@@ -421,8 +430,12 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 		Races: []RaceJSON{}, Bug: res.Trace, Files: files, SpecOrders: res.SpecOrders, Budgeted: res.Budgeted,
 		Traces: res.Traces, TracesAtLeast: res.TracesAtLeast, Caveat: res.Caveat,
 	}
-	if code == ExitOK {
+	switch {
+	case code == ExitOK:
 		doc.Result = "verified"
+	case res.Limit != nil:
+		doc.Result = "limit"
+		doc.Limit = newLimitJSON(report.NewBug(res.Limit, res.Syms), res.LimitReplay)
 	}
 	if run != nil {
 		doc.Run = run.ID

@@ -109,6 +109,9 @@ func runDoc(st *store.Store, r *store.Run, full bool) (storedRunJSON, error) {
 				i = len(d.Jobs) - 1
 			}
 			d.Jobs[i].Status, d.Jobs[i].Note = j.Status.String(), j.Note
+			if j.Status == quicksand.LimitReached && j.Note == "" {
+				d.Jobs[i].Note = j.Limit
+			}
 		}
 		sort.Slice(d.Jobs, func(a, b int) bool { return d.Jobs[a].ID < d.Jobs[b].ID })
 	}

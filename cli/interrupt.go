@@ -61,7 +61,7 @@ func exitCode(o check.Outcome) int {
 	case check.Verified, check.NoBug:
 		return ExitOK
 	}
-	return ExitBudget // bounded, budget, interrupted
+	return ExitBudget // bounded, budget, interrupted, a checker limit
 }
 
 // checkErr is a failed check: a store failure (said as storeErr says

@@ -24,6 +24,7 @@ type ppFlags struct {
 	maxInstr   uint64
 	maxPPs     int
 	maxThread  int
+	maxMemory  sizeFlag
 
 	// testConfig is set by config: the program's LANDSLIDE_CONFIG
 	// directives it applied (none when --within, --without or
@@ -42,14 +43,15 @@ func (f *ppFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.everyAcc, "every-access", false, "make every shared load, store and atomic a PP (not the thread's own stack, not read-only data; an LR/SC compare-and-swap is one), as Nidhugg and GenMC do")
 	fl.Uint64Var(&f.maxInstr, "max-instructions", 0, "instruction budget of one execution (default 2e9)")
 	fl.IntVar(&f.maxPPs, "max-pps", 0, "preemption points in one execution before reporting an infinite loop (default 4000)")
-	fl.IntVar(&f.maxThread, "max-threads", 0, "thread limit (default 64)")
+	fl.IntVar(&f.maxThread, "max-threads", 0, fmt.Sprintf("live threads at once; more is a limit of the checker, not a bug (default %d)", check.DefaultMaxThreads))
+	fl.Var(&f.maxMemory, "max-memory", fmt.Sprintf("guest memory (heap, new_pages, pthread stacks of 256 KiB each) as bytes or with K, M, G; more is a limit of the checker, not a bug (default %s)", check.FormatSize(check.DefaultMaxMemory)))
 }
 
 // request is the PP set the flags ask for; ppChanged says whether --pp
 // was given.
 func (f *ppFlags) request(ppChanged bool) check.PPRequest {
 	r := check.PPRequest{DataRacePPs: f.races, DataRaceFuncs: f.raceFuncs, Within: f.within, Without: f.without,
-		NoTestConfig: f.noTestCfg, Everywhere: f.everywhere, EveryAccess: f.everyAcc, MaxInstructions: f.maxInstr, MaxPPs: f.maxPPs, MaxThreads: f.maxThread}
+		NoTestConfig: f.noTestCfg, Everywhere: f.everywhere, EveryAccess: f.everyAcc, MaxInstructions: f.maxInstr, MaxPPs: f.maxPPs, MaxThreads: f.maxThread, MaxMemory: uint64(f.maxMemory)}
 	if ppChanged {
 		r.PPs = splitList(f.pps)
 	}
@@ -59,6 +61,9 @@ func (f *ppFlags) request(ppChanged bool) check.PPRequest {
 // config resolves the flags' PP set against the program (check.ResolvePPs:
 // its symbols and its own directives).
 func (f *ppFlags) config(data []byte, ppChanged bool) (check.ResolvedPPs, error) {
+	if f.maxThread < 0 {
+		return check.ResolvedPPs{}, usageErr("--max-threads %d: must be at least 0 (0: the default, %d)", f.maxThread, check.DefaultMaxThreads)
+	}
 	res, err := check.ResolvePPs(data, f.request(ppChanged))
 	if err != nil {
 		return res, usageErr("%v", err)
@@ -97,3 +102,24 @@ func (f *ppFlags) program(cmd *cobra.Command, path string, guestArgs []string, o
 	f.noteTestConfig(cmd.ErrOrStderr(), out.quiet)
 	return data, pps, nil
 }
+
+// sizeFlag is a byte count flag (--max-memory): bytes, or with K, M, G.
+type sizeFlag uint64
+
+func (s *sizeFlag) String() string {
+	if *s == 0 {
+		return "0"
+	}
+	return check.FormatSize(uint64(*s))
+}
+
+func (s *sizeFlag) Set(v string) error {
+	n, err := check.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeFlag(n)
+	return nil
+}
+
+func (s *sizeFlag) Type() string { return "size" }

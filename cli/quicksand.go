@@ -67,7 +67,9 @@ covered, CPU time and core saturation.
   exit 0  no bug: a total verification (the maximal state space completed
           and covered every data-race candidate), or every state space
           completed but some candidates stayed uncovered (the report says which)
-  exit 3  the budget ran out first
+  exit 3  the budget ran out first; or no bug, but a job went past a limit
+          of the checker (--max-threads, --max-memory): that job ends with
+          status limit, the others go on, and the run verifies nothing
   exit 2  usage or input error, or a store failure
 
 --interleaving-budget N counts time in interleavings instead of seconds
@@ -373,6 +375,8 @@ func (q *qsRun) jobLine(j *quicksand.Job) string {
 		return fmt.Sprintf("Timed out (%.1f%%; %d interleavings tested)", 100*j.Proportion, j.Interleavings)
 	case quicksand.NotStarted:
 		return fmt.Sprintf("Not started (%s)", j.Note)
+	case quicksand.LimitReached:
+		return fmt.Sprintf("LIMIT REACHED (not a bug): %s (%d interleavings tested)", j.Limit, j.Interleavings)
 	}
 	return j.Status.String()
 }
@@ -425,7 +429,7 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 		}
 	}
 	if q.out.json {
-		doc := QuicksandJSON{Program: q.path, Result: resultName(code), ExitCode: code, Bugs: bugs, VerifiedPPSets: verified,
+		doc := QuicksandJSON{Program: q.path, Result: outcomeResult(v.Outcome, code), ExitCode: code, Bugs: bugs, VerifiedPPSets: verified,
 			TotalVerification: s.Verified(), UncoveredRacePPs: uncovered, Clock: "wall", Elapsed: time.Duration(s.Now).Seconds(),
 			CPUSeconds: res.CPU.Seconds(), Saturation: res.Saturation}
 		if q.det {
@@ -437,7 +441,7 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 		for _, j := range s.Jobs {
 			doc.Jobs = append(doc.Jobs, QuicksandJobJSON{ID: j.ID, PPSet: s.Reg.Describe(j.Set), Status: j.Status.String(),
 				Origin: j.Origin, Interleavings: j.Interleavings, Proportion: finite(j.Proportion), Suspensions: j.Suspensions, Note: j.Note,
-				Caveat: j.Caveat})
+				Caveat: j.Caveat, Limit: j.Limit})
 		}
 		for _, c := range caveats {
 			doc.Caveats = append(doc.Caveats, c.Text)
@@ -452,7 +456,7 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 	}
 	out := q.cmd.OutOrStdout()
 	q.progress(out, s, true)
-	if len(bugs) == 0 {
+	if len(bugs) == 0 && v.Outcome != check.Limit {
 		fmt.Fprintln(out, "No bugs were found -- you survived!")
 	}
 	for _, b := range bugs {

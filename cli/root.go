@@ -6,7 +6,8 @@
 //	0  no bug (the program ran to its end, or the space was verified)
 //	1  a bug was found
 //	2  usage or input error (bad flags, unreadable or malformed ELF)
-//	3  budget exhausted without finding a bug
+//	3  budget exhausted, or a limit of the checker reached (threads,
+//	   memory, output), without finding a bug
 package cli
 
 import (
@@ -29,7 +30,7 @@ const (
 	ExitOK     = 0
 	ExitBug    = 1
 	ExitUsage  = 2
-	ExitBudget = 3
+	ExitBudget = 3 // also a checker limit reached: no verdict either way
 )
 
 // exitError carries an exit code out of a command; its message (if any)

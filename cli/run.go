@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,7 +37,9 @@ exit).
 
 The guest's output goes to stdout unchanged; the checker's own lines go to
 stderr. With --json a single JSON summary is printed on stdout instead.
-Exit codes: 0 no bug, 1 bug found, 2 usage or input error, 3 budget exhausted.`,
+Exit codes: 0 no bug, 1 bug found, 2 usage or input error, 3 instruction
+budget exhausted, or a limit of the checker reached (--max-threads,
+--max-memory, the output limit): no bug, and no verdict.`,
 		Args: atLeast(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, args, &f) },
 	}
@@ -107,10 +110,11 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	switch {
 	case out.Bug != nil:
 		code = ExitBug
-	case out.Budget:
+	case out.Budget, ex.Limit != nil:
 		code = ExitBudget
 	}
 	replay := ex.Replay
+	limit := report.NewBug(ex.Limit, syms)
 	if f.json {
 		sum := sha256.Sum256(data)
 		doc := RunJSON{
@@ -118,7 +122,10 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 			ExitStatus: out.ExitStatus, Stdout: string(out.Stdout), PPs: out.PPs,
 			Instructions: out.Instructions, Schedule: check.FormatSchedule(out.Schedule),
 			TraceHash: hex.EncodeToString(out.Hash[:]), Bug: report.NewBug(out.Bug, syms),
-			Leaks: len(out.Leaks), Replay: replay,
+			Leaks: len(out.Leaks), Replay: replay, Limit: newLimitJSON(limit, replay),
+		}
+		if limit != nil {
+			doc.Result = "limit"
 		}
 		if err := writeJSON(stdout, doc); err != nil {
 			return err
@@ -146,6 +153,8 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	case out.Bug != nil:
 		report.NewBug(out.Bug, syms).WriteText(stderr)
 		fmt.Fprintf(stderr, "Replay: %s\n", replay)
+	case limit != nil:
+		writeLimitText(stderr, limit, replay)
 	case out.Budget:
 		fmt.Fprintf(stderr, "landslide: instruction budget exhausted after %d instructions without a bug (raise --max-instructions)\n", out.Instructions)
 	default:
@@ -155,6 +164,29 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 		}
 	}
 	return &exitError{code: code}
+}
+
+// writeLimitText says, on w, that an execution went past a limit of the
+// checker: which, where, and the command that replays it.
+func writeLimitText(w io.Writer, l *report.Bug, replay string) {
+	fmt.Fprintf(w, "Limit reached (not a bug): %s\n", l.Message)
+	if len(l.Stack) > 0 {
+		fmt.Fprintf(w, "Current stack (thread %d):\n", l.Thread)
+		for _, f := range l.Stack {
+			fmt.Fprintf(w, "    %s\n", f.Text)
+		}
+	}
+	if replay != "" {
+		fmt.Fprintf(w, "Replay: %s\n", replay)
+	}
+}
+
+// outcomeResult is a check's "result" in JSON: resultName's, or "limit".
+func outcomeResult(o check.Outcome, code int) string {
+	if o == check.Limit {
+		return "limit"
+	}
+	return resultName(code)
 }
 
 func resultName(code int) string {

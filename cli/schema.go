@@ -43,9 +43,31 @@ type ExploreJSON struct {
 	Races         []RaceJSON    `json:"races"`
 	Bug           *report.Trace `json:"bug,omitempty"`
 	Files         []string      `json:"files,omitempty"`
+	// Limit: an execution went past a limit of the checker (result
+	// "limit", stopped "checker limit"): no bug, no verdict.
+	Limit *LimitJSON `json:"limit,omitempty"`
 	// Caveat, if set, says why the strategy may not have explored every
 	// trace of this program (also printed on stderr).
 	Caveat string `json:"caveat,omitempty"`
+}
+
+// LimitJSON is a limit of the checker an execution went past (live
+// threads, guest memory, output): no bug of the program, and no verdict.
+type LimitJSON struct {
+	// Message says which limit and the flag that raises it.
+	Message string         `json:"message"`
+	Thread  int32          `json:"thread"`
+	Stack   []report.Frame `json:"stack,omitempty"`
+	// Replay is the landslide run command that repeats the execution.
+	Replay string `json:"replay,omitempty"`
+}
+
+// newLimitJSON describes a checker limit, l symbolised (nil: none).
+func newLimitJSON(l *report.Bug, replay string) *LimitJSON {
+	if l == nil {
+		return nil
+	}
+	return &LimitJSON{Message: l.Message, Thread: l.Thread, Stack: l.Stack, Replay: replay}
 }
 
 // RaceJSON is one data-race candidate (explore, resume, races).
@@ -113,6 +135,9 @@ type QuicksandJobJSON struct {
 	// Caveat, if set, says why the job's strategy may not have explored
 	// every trace of its state space.
 	Caveat string `json:"caveat,omitempty"`
+	// Limit: status "limit", an execution went past this limit of the
+	// checker (which, and the flag that raises it).
+	Limit string `json:"limit,omitempty"`
 }
 
 // RunJSON is run's --json document.
@@ -128,6 +153,9 @@ type RunJSON struct {
 	Schedule     string      `json:"schedule"`
 	TraceHash    string      `json:"trace_hash"`
 	Bug          *report.Bug `json:"bug,omitempty"`
-	Leaks        int         `json:"leaked_blocks"`
-	Replay       string      `json:"replay"`
+	// Limit: the execution went past a limit of the checker (result
+	// "limit", exit 3): no bug.
+	Limit  *LimitJSON `json:"limit,omitempty"`
+	Leaks  int        `json:"leaked_blocks"`
+	Replay string     `json:"replay"`
 }

@@ -204,9 +204,13 @@ uninterrupted run would have had. RUN is a run ID or a unique prefix of one
 				return err
 			}
 			defer st.Close()
-			switch run.Status {
-			case store.StatusVerified, store.StatusBug, store.StatusBounded:
+			switch {
+			case run.Status == store.StatusVerified, run.Status == store.StatusBug, run.Status == store.StatusBounded:
 				return usageErr("run %s has already finished: %s (see landslide show %s)", run.ID, run.Message, run.ID)
+			case run.Status == store.StatusLimit && run.Command != "quicksand":
+				// Its state space cannot complete under these limits (a
+				// Quicksand run's other jobs may still go on).
+				return usageErr("run %s stopped at a limit of the checker: %s; explore it again with the limit raised (see landslide show %s)", run.ID, run.Message, run.ID)
 			}
 			rec := pf.recording(cmd, st)
 			if run.Command == "quicksand" {

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"landslide/check"
-	"landslide/record"
 	"landslide/sdk"
 )
 
@@ -36,9 +35,9 @@ type SuiteJSON struct {
 // SuiteProgram is one program of a suite run.
 type SuiteProgram struct {
 	Source string `json:"source"`
-	// Result is "bug", "verified", "budget", "limit" (the program went
-	// past a limit of the checker, such as its 64 live threads: no
-	// verdict) or "build error".
+	// Result is "bug", "verified", "budget", "limit" (an execution went
+	// past a limit of the checker, such as its live threads, --max-threads:
+	// no bug, and no verdict) or "build error".
 	Result        string  `json:"result"`
 	Message       string  `json:"message,omitempty"` // the bug, or the build error's first line
 	Interleavings int     `json:"interleavings"`
@@ -53,6 +52,8 @@ func newSuiteCmd() *cobra.Command {
 		asJSON   bool
 		keep     string
 		cflags   []string
+		threads  int
+		memory   sizeFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "suite DIR",
@@ -62,9 +63,9 @@ the SDK (POSIX threads, C11 atomics, the SV-COMP conventions; no P2 thread
 library), explores it with every shared access a preemption point
 (--sync-only: only the pthread calls) under --strategy, for at most
 --budget each, and reports per program: a bug (with its message),
-verified, the budget ran out, a limit of the checker was reached (such as
-its 64 live threads: landslide explore --max-threads raises it; no
-verdict), or the build failed (the compiler's first error). Nothing is
+verified, the budget ran out, a limit of the checker was reached (live
+threads, guest memory: --max-threads and --max-memory raise them; no bug,
+and no verdict), or the build failed (the compiler's first error). Nothing is
 recorded in the store: rerun a program with landslide explore to keep its
 exploration and traces (--keep DIR keeps the built ELFs).
 
@@ -85,7 +86,10 @@ reached a limit, else 0; 2 when DIR holds no C file or no program builds.`,
 			if strategy != "dpor" && strategy != "optimal" {
 				return usageErr("--strategy %s: suite takes dpor or optimal", strategy)
 			}
-			return runSuite(cmd, args[0], suiteOptions{budget, strategy, syncOnly, asJSON, keep, cflags})
+			if threads < 0 {
+				return usageErr("--max-threads %d: must be at least 0 (0: the default)", threads)
+			}
+			return runSuite(cmd, args[0], suiteOptions{budget, strategy, syncOnly, asJSON, keep, cflags, threads, uint64(memory)})
 		},
 	}
 	fl := cmd.Flags()
@@ -95,6 +99,8 @@ reached a limit, else 0; 2 when DIR holds no C file or no program builds.`,
 	fl.BoolVar(&asJSON, "json", false, "print one JSON document on stdout instead of text")
 	fl.StringVar(&keep, "keep", "", "write the built ELFs to this directory (default: a temporary one, removed)")
 	fl.StringSliceVar(&cflags, "cflag", nil, "extra compiler flags, for every source (--cflag -O1 optimises the programs, built at -O0 by default)")
+	fl.IntVar(&threads, "max-threads", 0, fmt.Sprintf("live threads at once in each program; more is a limit of the checker, not a bug (default %d)", check.DefaultMaxThreads))
+	fl.Var(&memory, "max-memory", fmt.Sprintf("guest memory of each program, as bytes or with K, M, G; more is a limit of the checker, not a bug (default %s)", check.FormatSize(check.DefaultMaxMemory)))
 	return cmd
 }
 
@@ -105,6 +111,9 @@ type suiteOptions struct {
 	asJSON   bool
 	keep     string
 	cflags   []string
+	// The machine's limits (0: the defaults).
+	maxThreads int
+	maxMemory  uint64
 }
 
 func runSuite(cmd *cobra.Command, dir string, o suiteOptions) error {
@@ -199,15 +208,16 @@ func suiteProgram(ctx context.Context, src, elf string, o suiteOptions) SuitePro
 	image, err := os.ReadFile(elf)
 	if err == nil {
 		var pps check.ResolvedPPs
-		if pps, err = check.ResolvePPs(image, check.PPRequest{EveryAccess: !o.syncOnly, Args: []string{elf}}); err == nil {
+		if pps, err = check.ResolvePPs(image, check.PPRequest{EveryAccess: !o.syncOnly, Args: []string{elf},
+			MaxThreads: o.maxThreads, MaxMemory: o.maxMemory}); err == nil {
 			spec := check.Spec{Program: elf, Kernel: pps.Kernel, Budget: o.budget}
 			spec.Strategy = o.strategy
 			var res *check.ExploreResult
 			if res, err = check.Explore(ctx, check.Config{Spec: spec, Image: image}, check.Recording{}); err == nil {
 				p.Interleavings = res.Interleavings
 				switch {
-				case res.Bug != nil && res.Bug.Kind == record.BugLimit:
-					p.Result, p.Message = "limit", res.Bug.Message
+				case res.Limit != nil:
+					p.Result, p.Message = "limit", res.Limit.Message
 				case res.Bug != nil:
 					p.Result, p.Message = "bug", res.Bug.Kind.String()+": "+res.Bug.Message
 				case res.Verified:

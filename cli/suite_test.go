@@ -13,6 +13,8 @@ import (
 // (readers(2), the default size), one with opposite lock orders that
 // deadlocks only in some interleavings, and one that does not compile;
 // the exit code is the bug's, and an empty directory is a usage error.
+// One creates more threads than the default limit: "limit", not a bug;
+// with --max-threads 2 the correct readers(2) is one too (exit 3).
 func TestSuite(t *testing.T) {
 	dir := t.TempDir()
 	for name, src := range map[string]string{
@@ -35,11 +37,11 @@ static void *ab(void *p) { pthread_mutex_lock(&a); pthread_mutex_lock(&b); pthre
 static void *ba(void *p) { pthread_mutex_lock(&b); pthread_mutex_lock(&a); pthread_mutex_unlock(&a); pthread_mutex_unlock(&b); return p; }
 int main(void) { pthread_t t, u; pthread_create(&t, 0, ab, 0); pthread_create(&u, 0, ba, 0); pthread_join(t, 0); pthread_join(u, 0); return 0; }
 `)
-		case name == "f_many.c": // 70 threads alive at once: past the kernel's 64
+		case name == "f_many.c": // 300 threads alive at once: past the default limit (256)
 			b = []byte(`#include <pthread.h>
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static void *f(void *p) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); return p; }
-int main(void) { pthread_t t[70]; pthread_mutex_lock(&m); for (int i = 0; i < 70; i++) pthread_create(&t[i], 0, f, 0); pthread_mutex_unlock(&m); for (int i = 0; i < 70; i++) pthread_join(t[i], 0); return 0; }
+int main(void) { static pthread_t t[300]; pthread_mutex_lock(&m); for (int i = 0; i < 300; i++) pthread_create(&t[i], 0, f, 0); pthread_mutex_unlock(&m); for (int i = 0; i < 300; i++) pthread_join(t[i], 0); return 0; }
 `)
 		default:
 			b = []byte("int main(void) { return undeclared; }\n")
@@ -77,10 +79,24 @@ int main(void) { pthread_t t[70]; pthread_mutex_lock(&m); for (int i = 0; i < 70
 	if p := doc.Programs[2]; p.Message == "" || p.Message[:9] != "deadlock:" {
 		t.Errorf("c_deadlock.c: %q, want a deadlock", p.Message)
 	}
-	if p := doc.Programs[5]; !strings.Contains(p.Message, "64 live threads") {
+	if p := doc.Programs[5]; !strings.Contains(p.Message, "thread limit: creating a thread would exceed 256 live threads (--max-threads raises it)") {
 		t.Errorf("f_many.c: %q, want the thread limit", p.Message)
 	}
 	if code, _, stderr := runCLI("suite", t.TempDir()); code != ExitUsage {
 		t.Errorf("empty directory: exit %d (%s)", code, stderr)
+	}
+	// --max-threads: readers(2) has 3 threads alive at once.
+	one := t.TempDir()
+	b, err := os.ReadFile("../fixtures/src/posix/readers.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(one, "readers.c"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI("suite", one, "--max-threads", "2")
+	if code != ExitBudget || !strings.Contains(stdout, "readers.c") || !strings.Contains(stdout, " limit ") ||
+		!strings.Contains(stdout, "exceed 2 live threads (--max-threads raises it)") || !strings.Contains(stdout, "0 bug, 0 verified, 0 budget, 1 limit") {
+		t.Errorf("suite --max-threads 2: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

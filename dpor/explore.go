@@ -41,7 +41,11 @@ type Branch struct {
 	Divergence int
 	NewPairs   [][2]int
 	Bug        *record.Bug
-	Budget     bool // the execution ran out of instructions
+	// Limit: the execution ended at a limit of the machine
+	// (record.Bug.IsLimit), not with a bug; it is not the program's end
+	// either, and the exploration stops after it (StopCheckerLimit).
+	Limit  *record.Bug
+	Budget bool // the execution ran out of instructions
 	// SleepBlocked: the branch stopped at a node where every runnable
 	// thread was asleep (Strategy.Pick returned abandon): it is not an
 	// interleaving, and its end state is not the program's.
@@ -166,6 +170,12 @@ type Result struct {
 	TracesAtLeast bool
 	Estimate      estimator.Estimate
 	Stopped       Stop // why an incomplete exploration stopped
+	// Limit is the machine's report of the execution that went past a
+	// checker limit (Stopped is StopCheckerLimit): which limit, the
+	// thread and its stack; LimitChoices are that execution's choices
+	// (they replay it).
+	Limit        *record.Bug
+	LimitChoices []record.Choice
 	// Caveat, if set, says why the strategy's claim (each trace of the
 	// state space explored) may not hold for this program.
 	Caveat string
@@ -371,6 +381,13 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			stop := Continue
 			if x.opt.OnBranch != nil {
 				stop = x.opt.OnBranch(br)
+			}
+			if br.Limit != nil {
+				// No interleaving through that execution can be run: the
+				// state space cannot complete.
+				res.Limit, res.LimitChoices = br.Limit, append([]record.Choice(nil), br.Choices...)
+				res.Stopped = StopCheckerLimit
+				return res, nil
 			}
 			if br.Bug != nil && res.Bug == nil {
 				res.Bug = br.Bug
@@ -604,7 +621,11 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 			break
 		}
 		if ended, bug := x.m.Ended(); ended {
-			br.Bug = bug
+			if bug.IsLimit() {
+				br.Limit = bug
+			} else {
+				br.Bug = bug
+			}
 			break
 		}
 		if x.stopAtSelfAbort(len(x.nodes)-1, ch, tr) {
@@ -635,7 +656,7 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		return nil, err
 	}
 	br.x = x
-	partial := br.SleepBlocked || br.SelfAbort || br.Budget // not the program's end state
+	partial := br.SleepBlocked || br.SelfAbort || br.Budget || br.Limit != nil // not the program's end state
 	if br.Bug == nil && !partial && x.opt.Judge != nil {
 		br.Transitions = x.trs
 		br.Bug = x.opt.Judge(br)

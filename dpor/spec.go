@@ -95,9 +95,14 @@ const (
 	StopControl         // the caller's control stopped it (OnBranch; Quicksand suspends jobs so)
 	StopCanceled        // the context was canceled (an interrupt)
 	StopRestricted      // the strategy left switch points out by design (CHESS-atomic)
+	// StopCheckerLimit: an execution went past a limit of the machine
+	// (live threads, guest memory: record.Bug.IsLimit), which is no bug
+	// of the program; the exploration cannot cover that execution, so it
+	// stops there (Result.Limit), whatever KeepGoing says.
+	StopCheckerLimit
 )
 
-var stopNames = [...]string{"", "bug", "interleaving limit", "preemption bound", "budget", "stopped", "interrupted", "restricted switch points"}
+var stopNames = [...]string{"", "bug", "interleaving limit", "preemption bound", "budget", "stopped", "interrupted", "restricted switch points", "checker limit"}
 
 // String is the reason as stored and printed ("budget", "interleaving
 // limit", ...).

@@ -132,8 +132,12 @@ type Result struct {
 	// accesses there, so its races on them can become PPs.
 	SharedStack []uint64
 	// Trace is the failing interleaving's report (nil without a bug).
-	Trace   *report.Trace
-	Elapsed time.Duration
+	Trace *report.Trace
+	// LimitReplay is the `landslide run` command that replays the
+	// execution that went past a checker limit (Stopped is
+	// dpor.StopCheckerLimit; Limit says which limit).
+	LimitReplay string
+	Elapsed     time.Duration
 	// PPSet describes the PP set in words.
 	PPSet []string
 	Syms  *elfsym.Symbols
@@ -294,6 +298,9 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 	}
 	if res.BugBranch != nil {
 		out.Trace = j.trace(res, out)
+	}
+	if res.Limit != nil {
+		out.LimitReplay = ReplayCommand(cfg.Spec, res.LimitChoices)
 	}
 	if ps != nil {
 		if err := ps.finish(out); err != nil {

@@ -57,6 +57,8 @@ func learnSpec(ctx context.Context, cfg Config) (*linearize.Spec, error) {
 		switch {
 		case b.Bug != nil:
 			fail = fmt.Errorf("with the calls one at a time, in the order %s, the program fails: %s (landslide run --schedule %s shows it)", order, b.Bug.Message, choiceList(b.Choices))
+		case b.Limit != nil:
+			fail = fmt.Errorf("with the calls one at a time, in the order %s, the execution went past a limit of the checker: %s", order, b.Limit.Message)
 		case b.Budget:
 			fail = fmt.Errorf("with the calls one at a time, in the order %s, the program ran out of instructions (%d): a call that never returns?", order, MaxSerialInstructions)
 		case overlap(b.Transitions):

@@ -534,6 +534,8 @@ func (r *Result) Status() (store.Status, string) {
 		return store.StatusBounded, fmt.Sprintf("no bug with preemptions only before atomic instructions, within %d (%d interleavings)", r.Bound, r.Interleavings)
 	case r.Bounded:
 		return store.StatusBounded, fmt.Sprintf("no bug within %d preemptions (%d interleavings)", r.Bound, r.Interleavings)
+	case r.Stopped == dpor.StopCheckerLimit:
+		return store.StatusLimit, fmt.Sprintf("%s; interleaving %d went past it, and the exploration stopped there", r.Limit.Message, r.Executed)
 	case r.Complete && r.Budgeted > 0:
 		return store.StatusBudget, fmt.Sprintf("%d of %d interleavings ran out of the instruction budget", r.Budgeted, r.Executed)
 	case r.Stopped == dpor.StopControl || r.Stopped == dpor.StopCanceled:

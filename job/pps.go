@@ -2,6 +2,7 @@ package job
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +37,7 @@ type PPRequest struct {
 	MaxInstructions uint64
 	MaxPPs          int
 	MaxThreads      int
+	MaxMemory       uint64
 	Args            []string // the guest's argv (argv[0] first)
 }
 
@@ -61,7 +63,7 @@ func ResolvePPs(image []byte, r PPRequest) (ResolvedPPs, error) {
 		return out, err
 	}
 	syms := img.Symbols
-	cfg := kernel.Config{MaxInstructions: r.MaxInstructions, MaxPPs: r.MaxPPs, MaxThreads: r.MaxThreads, Args: r.Args}
+	cfg := kernel.Config{MaxInstructions: r.MaxInstructions, MaxPPs: r.MaxPPs, MaxThreads: r.MaxThreads, MaxMemory: r.MaxMemory, Args: r.Args}
 	if r.PPs != nil {
 		cfg.SyncPPs = []string{}
 		for _, p := range r.PPs {
@@ -201,6 +203,9 @@ func ReplayCommand(s Spec, cs []record.Choice) string {
 	if k.MaxThreads != 0 {
 		fmt.Fprintf(&b, " --max-threads %d", k.MaxThreads)
 	}
+	if k.MaxMemory != 0 {
+		fmt.Fprintf(&b, " --max-memory %s", FormatSize(k.MaxMemory))
+	}
 	if k.MaxPPs != 0 && !s.PreemptEverywhere && !k.EveryAccess {
 		fmt.Fprintf(&b, " --max-pps %d", k.MaxPPs)
 	}
@@ -251,4 +256,41 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// FormatSize prints a byte count as --max-memory takes it (ParseSize):
+// in GiB or MiB when it is a whole number of them, else in bytes.
+func FormatSize(n uint64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	}
+	return fmt.Sprint(n)
+}
+
+// ParseSize reads a byte count as --max-memory takes it: a number of
+// bytes, or of KiB, MiB or GiB with the suffix K, M or G (KiB, MiB, GiB,
+// KB, MB and GB are the same: powers of two).
+func ParseSize(s string) (uint64, error) {
+	t := strings.TrimSpace(s)
+	num := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
+	var shift uint
+	switch strings.ToUpper(strings.TrimSpace(t[len(num):])) {
+	case "", "B":
+	case "K", "KB", "KIB":
+		shift = 10
+	case "M", "MB", "MIB":
+		shift = 20
+	case "G", "GB", "GIB":
+		shift = 30
+	default:
+		return 0, fmt.Errorf("%q: not a size (bytes, or a number with K, M or G)", s)
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || n > math.MaxUint64>>shift {
+		return 0, fmt.Errorf("%q: not a size (bytes, or a number with K, M or G)", s)
+	}
+	return n << shift, nil
 }

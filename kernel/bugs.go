@@ -26,7 +26,35 @@ func (k *Kernel) bugAt(kind record.BugKind, msg string, pc uint64, details []rec
 	k.st.ended = true
 }
 
+// limitBug ends the execution at a limit of the checker: not a bug of
+// the program (record.Bug.IsLimit), which the layers above report as a
+// limit. msg names the limit and what raises it.
 func (k *Kernel) limitBug(msg string) { k.bugHere(record.BugLimit, msg, nil) }
+
+// threadLimit ends the execution at Config.MaxThreads.
+func (k *Kernel) threadLimit() {
+	k.limitBug(fmt.Sprintf("thread limit: creating a thread would exceed %d live threads (--max-threads raises it)", k.cfg.MaxThreads))
+}
+
+// memoryLimit ends the execution at Config.MaxMemory: what would have
+// gone past it.
+func (k *Kernel) memoryLimit(what string) {
+	k.limitBug(fmt.Sprintf("memory limit: %s would exceed %s of guest memory (--max-memory raises it)", what, SizeText(k.cfg.MaxMemory)))
+}
+
+// SizeText prints a byte count for a message: in GiB, MiB or KiB when it
+// is a whole number of them.
+func SizeText(n uint64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 // heapBug reports a heap error with the block's allocation and free stacks.
 func (k *Kernel) heapBug(msg string, b *block) {

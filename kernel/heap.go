@@ -175,7 +175,7 @@ func (k *Kernel) malloc(size uint64) uint64 {
 		lo := h.brk
 		hi := lo + redzone + rounded + redzone
 		if hi > HeapLimit || k.memoryUsed()+(hi-lo) > k.cfg.MaxMemory {
-			k.limitBug(fmt.Sprintf("memory limit: malloc(%d) would exceed %d bytes of guest memory", size, k.cfg.MaxMemory))
+			k.memoryLimit(fmt.Sprintf("malloc(%d)", size))
 			return 0
 		}
 		if hi > h.mapped {

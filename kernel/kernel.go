@@ -35,6 +35,29 @@ const (
 	MaxYieldStreak = 2
 )
 
+// The default limits of Config, chosen from what a live thread costs
+// (BenchmarkThreads; BENCHMARKS.md, "The thread limit", has the figures).
+//
+// A thread's guest stack (PthreadStackSize, 256 KiB) is charged against
+// MaxMemory but mapped copy-on-write: only the pages it writes exist,
+// about 1.2 KB of host memory per thread. What grows with the threads is
+// the thread table (unsafe.Sizeof(thread{}), 456 bytes a thread), which
+// every Snapshot and Restore copies: 0.6 to 1 µs per live thread for the
+// pair, against 3.5 µs for a whole transition of a 2-thread program. An
+// explorer keeps one snapshot per PP of its branch, so a branch holds PPs
+// × live threads × 456 bytes: with 256 threads and the 4000 PPs of MaxPPs
+// that is at most 470 MB per explorer (a program that creates 255 threads
+// and joins them peaked at 234 MB explored, 265 MB with every access a
+// PP). That covers the suites that need the most (SCTBench's
+// twostage_100 keeps about 100 threads alive) with room, and the stacks
+// take 64 MiB, a quarter of DefaultMaxMemory. 1024 threads would allow
+// 1.9 GB per explorer, their stacks alone would fill DefaultMaxMemory,
+// and creating them would take 2048 of the 4000 PPs (two per creation).
+const (
+	DefaultMaxThreads = 256
+	DefaultMaxMemory  = 256 << 20
+)
+
 // Filter is a within_function / without_function directive.
 type Filter struct {
 	Within bool
@@ -54,9 +77,12 @@ type Config struct {
 	// NoTrack turns off the recording of shared accesses (the heap checker
 	// stays on).
 	NoTrack bool
-	// MaxThreads limits live threads (default 64).
+	// MaxThreads limits live threads (default DefaultMaxThreads). A
+	// program that would go past it ends its execution at a limit
+	// (record.Bug.IsLimit), not a bug.
 	MaxThreads int
-	// MaxMemory limits guest memory from new_pages and malloc (default 256 MiB).
+	// MaxMemory limits guest memory from new_pages, malloc and pthread
+	// stacks (default DefaultMaxMemory), likewise.
 	MaxMemory uint64
 	// StackSize is the main thread's stack (default 1 MiB).
 	StackSize uint64
@@ -89,10 +115,10 @@ func (c *Config) fill() {
 		c.SyncPPs = DefaultSyncPPs
 	}
 	if c.MaxThreads == 0 {
-		c.MaxThreads = 64
+		c.MaxThreads = DefaultMaxThreads
 	}
 	if c.MaxMemory == 0 {
-		c.MaxMemory = 256 << 20
+		c.MaxMemory = DefaultMaxMemory
 	}
 	if c.StackSize == 0 {
 		c.StackSize = 1 << 20
@@ -1040,7 +1066,7 @@ func (k *Kernel) appendOutput(b []byte) {
 		size += k.st.out.size
 	}
 	if size > MaxOutput {
-		k.limitBug(fmt.Sprintf("output limit: the program wrote more than %d bytes", MaxOutput))
+		k.limitBug(fmt.Sprintf("output limit: the program wrote more than %s (a fixed limit of the checker)", SizeText(MaxOutput)))
 		return
 	}
 	k.st.out = &outNode{prev: k.st.out, data: b, size: size}

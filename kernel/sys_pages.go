@@ -21,7 +21,7 @@ func sysNewPages(k *Kernel, a args) (uint64, control) {
 		return errno(1), ctlContinue
 	}
 	if k.memoryUsed()+n > k.cfg.MaxMemory {
-		k.limitBug(fmt.Sprintf("memory limit: new_pages(0x%x, %d) would exceed %d bytes of guest memory", base, n, k.cfg.MaxMemory))
+		k.memoryLimit(fmt.Sprintf("new_pages(0x%x, %d)", base, n))
 		return 0, ctlEnd
 	}
 	if err := k.mem.Map(base, n, mem.PermR|mem.PermW); err != nil {

@@ -288,11 +288,11 @@ func (k *Kernel) spawn(pc, a0, a1, ra uint64) (record.TID, uint64, control) {
 		return 0, errno(-eAgain), ctlContinue
 	}
 	if len(k.st.threads) >= k.cfg.MaxThreads {
-		k.limitBug(fmt.Sprintf("thread limit: creating a thread would exceed %d live threads", k.cfg.MaxThreads))
+		k.threadLimit()
 		return 0, 0, ctlEnd
 	}
 	if k.memoryUsed()+PthreadStackSize > k.cfg.MaxMemory {
-		k.limitBug(fmt.Sprintf("memory limit: a thread's stack would exceed %d bytes of guest memory", k.cfg.MaxMemory))
+		k.memoryLimit(fmt.Sprintf("a thread's stack (%s)", SizeText(PthreadStackSize)))
 		return 0, 0, ctlEnd
 	}
 	if err := k.mem.Map(base, PthreadStackSize, mem.PermR|mem.PermW); err != nil {

@@ -1,8 +1,6 @@
 package kernel
 
 import (
-	"fmt"
-
 	"landslide/emu/mem"
 	"landslide/record"
 )
@@ -13,7 +11,7 @@ func sysGettid(k *Kernel, a args) (uint64, control) { return uint64(k.curTID()),
 // newThread adds a runnable thread, or records a limit bug.
 func (k *Kernel) newThread(t thread) (record.TID, bool) {
 	if len(k.st.threads) >= k.cfg.MaxThreads {
-		k.limitBug(fmt.Sprintf("thread limit: creating a thread would exceed %d live threads", k.cfg.MaxThreads))
+		k.threadLimit()
 		return 0, false
 	}
 	t.tid = k.st.nextTID

@@ -38,6 +38,9 @@ type Step struct {
 type Outcome struct {
 	Complete bool
 	Bug      string // one line; empty without a bug
+	// Limit: an execution went past a checker limit (one line: which,
+	// and what raises it); the job cannot complete. Empty otherwise.
+	Limit string
 	// SharedStack are the stack locations another thread than their
 	// owner accessed (sorted): the jobs started after this one record
 	// their owners' accesses too (JobSpec.SharedStack).
@@ -118,7 +121,7 @@ func Decode(b []byte) (*Sched, error) {
 	}
 	n := len(s.Reg.PPs)
 	for i, j := range s.Jobs {
-		if j == nil || j.ID != i+1 || j.Status > NotStarted {
+		if j == nil || j.ID != i+1 || j.Status > LimitReached {
 			return nil, fmt.Errorf("stored Quicksand state: job %d malformed", i)
 		}
 		for _, id := range append(j.Set.IDs(), j.Discovered.IDs()...) {
@@ -361,8 +364,12 @@ func (d *driver) end(j *Job, out *Outcome) {
 	}
 	d.s.Now = max(d.s.Now, d.now())
 	d.s.learnStack(out.SharedStack)
-	if out.Interrupted && out.Bug == "" && !out.Complete {
+	if out.Interrupted && out.Bug == "" && out.Limit == "" && !out.Complete {
 		d.s.Interrupt(j)
+		return
+	}
+	if out.Limit != "" && out.Bug == "" {
+		d.s.LimitReached(j, out.Limit)
 		return
 	}
 	d.s.Finished(j, out.Complete, out.Bug)

@@ -23,9 +23,13 @@ const (
 	Cancelled                // a subset found a bug, or (-M) it is no longer maximal
 	TimedOut                 // the budget ran out before it completed
 	NotStarted               // the run ended (its first bug, --first-bug) with budget left before it started
+	// LimitReached: an execution went past a limit of the checker
+	// (threads, memory, output): no bug, but its state space cannot
+	// complete. The other jobs go on; the run is no verification.
+	LimitReached
 )
 
-var statusNames = [...]string{"pending", "running", "suspended", "complete", "bug", "cancelled", "timed out", "not started"}
+var statusNames = [...]string{"pending", "running", "suspended", "complete", "bug", "cancelled", "timed out", "not started", "limit"}
 
 func (s Status) String() string {
 	if int(s) < len(statusNames) {
@@ -60,6 +64,9 @@ type Job struct {
 	SinceStart int `msgpack:"since"`
 	// Bug is the bug's one-line description (BugFound).
 	Bug string `msgpack:"bug,omitempty"`
+	// Limit says which checker limit an execution went past and what
+	// raises it (LimitReached).
+	Limit string `msgpack:"limit,omitempty"`
 	// Discovered holds the data-race PPs this job has reported, so that a
 	// repeated report spawns nothing.
 	Discovered Set `msgpack:"disc,omitempty"`
@@ -471,8 +478,19 @@ func (s *Sched) Interrupt(j *Job) {
 // Finished records how a job's exploration ended: complete (no bug), a
 // bug, or stopped (Stop: time up, cancelled, or no longer maximal).
 func (s *Sched) Finished(j *Job, complete bool, bug string) {
+	s.finished(j, complete, bug, "")
+}
+
+// LimitReached records that an execution of job j went past a checker
+// limit (limit says which): the job ends, and the others go on (unlike
+// a bug's, its supersets are not cancelled: they may find a bug first).
+func (s *Sched) LimitReached(j *Job, limit string) { s.finished(j, false, "", limit) }
+
+func (s *Sched) finished(j *Job, complete bool, bug, limit string) {
 	j.Started = true
 	switch {
+	case limit != "" && bug == "":
+		j.Status, j.Limit = LimitReached, limit
 	case bug != "":
 		j.Status, j.Bug, j.FoundAt = BugFound, bug, s.Now
 		// A bug cancels every superset job (§4.2.4): they might find only
@@ -609,19 +627,19 @@ func (s *Sched) Idle() bool {
 	return true
 }
 
-// Verified reports total verification: no job found a bug, a job whose
-// set holds every known PP (the maximal state space) completed, and every
-// data-race candidate's PPs (both accesses of a both-order race, the first
-// of a single-order one; reallocation candidates aside) were in a
-// completed job's set. Under -C, where races add no PPs, a race candidate
+// Verified reports total verification: no job found a bug or went past
+// a checker limit (LimitReached), a job whose set holds every known PP
+// (the maximal state space) completed, and every data-race candidate's
+// PPs (both accesses of a both-order race, the first of a single-order
+// one; reallocation candidates aside) were in a completed job's set. Under -C, where races add no PPs, a race candidate
 // therefore rules it out: that control verifies only programs without
 // data races, as the thesis counts it.
 func (s *Sched) Verified() bool {
 	all := s.Reg.All()
 	ok := false
 	for _, j := range s.Jobs {
-		if j.Status == BugFound {
-			return false
+		if j.Status == BugFound || j.Status == LimitReached {
+			return false // a limit: that state space could not complete
 		}
 		if j.Status == Complete && all.SubsetOf(j.Set) {
 			ok = true

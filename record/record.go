@@ -268,7 +268,7 @@ const (
 	BugIllegal                          // illegal instruction
 	BugMisaligned                       // misaligned atomic or jump target
 	BugStackOverflow                    // access just beyond a thread's stack
-	BugLimit                            // thread or memory limit exceeded
+	BugLimit                            // a checker limit (threads, memory, output), not a bug: see Bug.IsLimit
 	BugSyscall                          // unknown or misused system call
 	// BugLinearizability: the calls of a linearizability test (sdk's
 	// lineup.h) had results no order of them explains.
@@ -314,6 +314,15 @@ type Bug struct {
 	Stack   []uint64
 	Details []Detail
 }
+
+// IsLimit reports whether b is a checker limit (BugLimit): the execution
+// went past a limit of the checker (live threads, guest memory, output),
+// which is no failure of the program. The machine ends the execution
+// there and reports it through Machine.Ended like a bug, so that the
+// seam stays one call; every layer above takes it for what it is: the
+// exploration stops (dpor.StopCheckerLimit), nothing is stored as a
+// bug, and the verdict is "limit" (exit 3), never "bug".
+func (b *Bug) IsLimit() bool { return b != nil && b.Kind == BugLimit }
 
 func (b *Bug) String() string {
 	var sb strings.Builder

@@ -25,6 +25,9 @@ const (
 	StatusBounded  Status = "bounded"
 	StatusStopped  Status = "stopped"
 	StatusError    Status = "error"
+	// StatusLimit: an execution went past a limit of the checker (threads,
+	// memory, output): no bug, and no verdict on the program.
+	StatusLimit Status = "limit"
 )
 
 // Env describes the machine and build that made a run.
