@@ -97,11 +97,12 @@ func TestHTM2Verifies(t *testing.T) {
 // TestWeakBothHalves: under weak atomicity (-A -S -W) a transaction's body
 // has PPs, so a race between a transactional and a plain access gets a PP
 // at both accesses, even when it was seen in one order only (thesis
-// §6.2.4). weak_undo's transaction reads b, which the other thread writes
-// with a plain store. Without -W such a race gets a PP at its first
-// access only.
+// §6.2.4). weak_flag's transaction writes x, which the other thread
+// reads with a plain load, always after it (it waits for a flag the
+// writer raises afterwards). Without -W such a race gets a PP at its
+// first access only.
 func TestWeakBothHalves(t *testing.T) {
-	path := "../fixtures/bin/htm/weak_undo.elf"
+	path := "../fixtures/bin/htm/weak_flag.elf"
 	image, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

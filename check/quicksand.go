@@ -75,7 +75,18 @@ type QuicksandResult struct {
 func Quicksand(ctx context.Context, spec QuicksandSpec, image []byte, rec Recording, hooks QuicksandHooks) (*QuicksandResult, error) {
 	base := spec.Base
 	if base.Kernel.SyncPPs == nil {
-		base.Kernel.SyncPPs = DefaultSyncPPs() // a copy
+		// The default sync functions the program has (a POSIX program
+		// has none: its pthread calls are PPs anyway).
+		base.Kernel.SyncPPs = []string{}
+		img, err := elfsym.Parse(image)
+		if err != nil {
+			return nil, err
+		}
+		for _, fn := range DefaultSyncPPs() {
+			if _, _, ok := img.Symbols.Lookup(fn); ok {
+				base.Kernel.SyncPPs = append(base.Kernel.SyncPPs, fn)
+			}
+		}
 	}
 	// A new run is the resumption of its seeded state, stored first.
 	s := quicksand.New(spec.Options, base.Kernel.SyncPPs)

@@ -258,6 +258,9 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 		if res.SelfAborts > 0 {
 			fmt.Fprintf(out, "(%d executions run in all: %d of them stopped where a transaction aborted itself, as the abort injected at its _xbegin explores what follows)\n", res.Executed, res.SelfAborts)
 		}
+		if res.Blocked > 0 {
+			fmt.Fprintf(out, "(%d executions run in all: %d of them were blocked, a thread stopped by __VERIFIER_assume(0): infeasible, not counted as interleavings)\n", res.Executed, res.Blocked)
+		}
 		if res.SpecOrders > 0 {
 			fmt.Fprintf(out, "Every interleaving's calls were linearizable, against a sequential specification of %d %s of the calls.\n", res.SpecOrders, plural(res.SpecOrders, "order"))
 		}
@@ -301,7 +304,7 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 // that ended covered, when some of them repeated one (ICB's rounds,
 // CHESS, PCT, DPOR without sleep sets).
 func writeTraceCount(out io.Writer, res *check.ExploreResult) {
-	ended := res.Executed - res.SleepBlocked - res.SelfAborts - res.Budgeted
+	ended := res.Executed - res.SleepBlocked - res.SelfAborts - res.Budgeted - res.Blocked
 	if res.Traces == 0 || res.TracesAtLeast || res.Traces >= ended {
 		return
 	}
@@ -424,7 +427,7 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 	}
 	doc := ExploreJSON{
 		Program: path, Result: resultName(code), ExitCode: code, Interleavings: res.Interleavings,
-		Executed: res.Executed, SleepBlocked: res.SleepBlocked, SelfAborts: res.SelfAborts, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
+		Executed: res.Executed, SleepBlocked: res.SleepBlocked, Blocked: res.Blocked, SelfAborts: res.SelfAborts, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
 		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
 		Races: []RaceJSON{}, Bug: res.Trace, Files: files, SpecOrders: res.SpecOrders, Budgeted: res.Budgeted,

@@ -25,6 +25,8 @@ type ppFlags struct {
 	maxPPs     int
 	maxThread  int
 	maxMemory  sizeFlag
+	waitAll    bool
+	thesisLoop bool
 
 	// testConfig is set by config: the program's LANDSLIDE_CONFIG
 	// directives it applied (none when --within, --without or
@@ -45,13 +47,15 @@ func (f *ppFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&f.maxPPs, "max-pps", 0, "preemption points in one execution before reporting an infinite loop (default 4000)")
 	fl.IntVar(&f.maxThread, "max-threads", 0, fmt.Sprintf("live threads at once; more is a limit of the checker, not a bug (default %d)", check.DefaultMaxThreads))
 	fl.Var(&f.maxMemory, "max-memory", fmt.Sprintf("guest memory (heap, new_pages, pthread stacks of 256 KiB each) as bytes or with K, M, G; more is a limit of the checker, not a bug (default %s)", check.FormatSize(check.DefaultMaxMemory)))
+	fl.BoolVar(&f.thesisLoop, "thesis-heuristics", false, "block spinning threads by the thesis's counters (10 yields, 20 atomics) instead of the spin-loop rule, as the thesis's figures were made: they can drop legal executions, so the verdict is no verification")
+	fl.BoolVar(&f.waitAll, "wait-for-threads", false, "returning from main ends the main thread only; the program ends with its last thread (Nidhugg's and GenMC's convention; POSIX ends the process)")
 }
 
 // request is the PP set the flags ask for; ppChanged says whether --pp
 // was given.
 func (f *ppFlags) request(ppChanged bool) check.PPRequest {
 	r := check.PPRequest{DataRacePPs: f.races, DataRaceFuncs: f.raceFuncs, Within: f.within, Without: f.without,
-		NoTestConfig: f.noTestCfg, Everywhere: f.everywhere, EveryAccess: f.everyAcc, MaxInstructions: f.maxInstr, MaxPPs: f.maxPPs, MaxThreads: f.maxThread, MaxMemory: uint64(f.maxMemory)}
+		NoTestConfig: f.noTestCfg, Everywhere: f.everywhere, EveryAccess: f.everyAcc, MaxInstructions: f.maxInstr, MaxPPs: f.maxPPs, MaxThreads: f.maxThread, MaxMemory: uint64(f.maxMemory), WaitForThreads: f.waitAll, ThesisHeuristics: f.thesisLoop}
 	if ppChanged {
 		r.PPs = splitList(f.pps)
 	}

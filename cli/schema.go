@@ -16,6 +16,10 @@ type ExploreJSON struct {
 	// SleepBlocked are executions abandoned with every runnable thread
 	// asleep (in Executed, not in Interleavings; optimal DPOR: none).
 	SleepBlocked int `json:"sleep_blocked"`
+	// Blocked are infeasible executions, where a thread was stopped by
+	// __VERIFIER_assume(0) (in Executed, not in Interleavings or Traces:
+	// Nidhugg's and GenMC's assume-blocked executions).
+	Blocked int `json:"blocked"`
 	// SelfAborts are executions stopped after a transaction that aborted
 	// itself, whose abort an injected one explores (in Executed, not in
 	// Interleavings; the dpor strategy only).

@@ -220,6 +220,24 @@ func (a *analysis) add(tr *record.Transition, before []record.TID) {
 		}
 		a.index[m.key] = append(es, entry{idx: int32(j), r: m.r, w: m.w})
 	}
+	if endsOthers(tr) {
+		// The program exited: every other thread's pending events are
+		// cut off, so this transition is dependent
+		// with every transition of another thread, and its last one on
+		// the branch stands for the earlier ones (program order). DPOR
+		// then reverses these races like memory ones: the end moves
+		// before a thread's steps, which it cuts off instead.
+		for s2, k := range a.last {
+			if s2 == s || k < 0 || k >= int32(j) || a.stamp[k] == a.gen {
+				continue
+			}
+			a.stamp[k] = a.gen
+			deps = append(deps, k)
+			if c[s2] < k {
+				mem = append(mem, k)
+			}
+		}
+	}
 	for _, i := range deps {
 		join(full, a.full[i])
 	}
@@ -251,6 +269,17 @@ func (a *analysis) add(tr *record.Transition, before []record.TID) {
 	a.mem = append(a.mem, mem)
 	a.conf = append(a.conf, race)
 	a.dis = append(a.dis, dis)
+}
+
+// endsOthers reports whether a transition ended the program by an exit
+// (record.SyncKill): run before another thread's steps, it cuts them off.
+func endsOthers(tr *record.Transition) bool {
+	for _, e := range tr.Sync {
+		if e.Kind == record.SyncKill {
+			return true
+		}
+	}
+	return false
 }
 
 // coveredElsewhere reports whether transition i happens before one of the

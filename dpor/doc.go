@@ -17,7 +17,15 @@
 // the transitive closure, kept as one vector clock per transition. Memory
 // conflicts come from the transitions' access sets (byte ranges, at least
 // one write); heap allocation and free events conflict with each other,
-// and a free conflicts with every access to its block.
+// and a free conflicts with every access to its block. A transition that
+// ended the program by an exit (record.SyncKill) conflicts with the last
+// transition of every other thread (and so, through program order, with
+// all of theirs): run earlier it cuts them off, which DPOR reverses as it
+// reverses any race. Optimal DPOR's wakeup trees assume every thread runs
+// to its end, so that a sleeping thread absent from a wakeup sequence
+// still runs in every extension of it (weakInitial); once a branch shows
+// an exit that cut a thread off, the strategy stops assuming it, and if it
+// already had, explores again from the root (restarter).
 //
 // The path and its strategies: Explorer is the exploration path (the
 // branch as nodes, running a branch, backtracking to the deepest tagged

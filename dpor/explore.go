@@ -50,6 +50,9 @@ type Branch struct {
 	// thread was asleep (Strategy.Pick returned abandon): it is not an
 	// interleaving, and its end state is not the program's.
 	SleepBlocked bool
+	// Blocked: the execution was infeasible (record.Blocker: a thread
+	// stopped by __VERIFIER_assume(0)); not an interleaving either.
+	Blocked bool
 	// SelfAbort: the branch stopped after its last transition, a
 	// transaction that aborted itself, whose abort the node's injected
 	// abort explores (stopAtSelfAbort): it is not an interleaving either.
@@ -157,6 +160,10 @@ type Result struct {
 	// thread asleep (optimal DPOR: none); they are in Executed, not in
 	// Interleavings.
 	SleepBlocked int
+	// Blocked counts the infeasible executions (Branch.Blocked), in
+	// Executed, not in Interleavings or Traces: Nidhugg's and GenMC's
+	// assume-blocked executions.
+	Blocked int
 	// SelfAborts counts the executions stopped at a transaction that
 	// aborted itself (Branch.SelfAbort); in Executed, not in
 	// Interleavings.
@@ -246,9 +253,10 @@ type Explorer struct {
 	lastDiv    int
 	budgeted   int // branches that ran out of instructions
 	// sleepBlocked counts the branches abandoned with every runnable
-	// thread asleep; selfAborts those stopped at a self-abort.
-	sleepBlocked, selfAborts int
-	resumed                  bool // Resume built the branch: Run starts by choosing the next one
+	// thread asleep; selfAborts those stopped at a self-abort; blocked
+	// the infeasible ones (Branch.Blocked).
+	sleepBlocked, selfAborts, blocked int
+	resumed                           bool // Resume built the branch: Run starts by choosing the next one
 	// classes holds the Mazurkiewicz traces of the interleavings run
 	// (Result.Traces); classesPartial: not all of them (resumed, or
 	// capped at MaxCountedTraces).
@@ -316,9 +324,19 @@ func (n *node) marked() int { return len(n.explored) + len(n.tagged) + len(n.inj
 
 // pushNode records the PP the machine is at.
 func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
-	n := node{snap: x.m.Snapshot(), runnable: x.m.Runnable(), prev: prev, voluntary: vol, pre: pre, consIn: x.consNext}
-	if k := len(x.nodes); k > 0 {
+	n := node{runnable: x.m.Runnable(), prev: prev, voluntary: vol, pre: pre, consIn: x.consNext}
+	k := len(x.nodes)
+	if k > 0 {
 		n.xb = xbeginAfter(x.nodes[k-1].xb, x.trs[k-1])
+	}
+	// A snapshot is for coming back to run another child. A node where
+	// one thread can run, with no _xbegin result or nondet value to
+	// choose, never has another (a snapshot costs its copy and the
+	// copy-on-write of every page the next transition writes): snapAt
+	// rebuilds it from the node before in the rare case one is needed
+	// (a probe, a stack capture, a checkpoint).
+	if k == 0 || len(n.runnable) != 1 || len(n.xb) > 0 || x.hasValues(n.runnable[0]) {
+		n.snap = x.m.Snapshot()
 	}
 	x.nodes = append(x.nodes, n)
 	if k := len(x.nodes) - 1; k > 0 {
@@ -328,6 +346,13 @@ func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
 		x.caveat = RetrySetsCaveat
 	}
 	x.strat.Reached(x, len(x.nodes)-1)
+}
+
+// hasValues reports whether thread t's next transition ends at a nondet
+// call, whose values are children of the node too.
+func (x *Explorer) hasValues(t record.TID) bool {
+	v, ok := x.m.(record.Valuer)
+	return ok && v.Values(t) > 0
 }
 
 // Run explores until the state space is complete, a bug is found (unless
@@ -340,7 +365,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 	if x.resumed {
 		res.Executed, res.Transitions, res.Interleavings = x.executed, x.nTrans, x.branches
 		res.Estimate, res.Bound, res.Budgeted = x.Estimate(), x.bound, x.budgeted
-		res.Depth, res.SleepBlocked, res.SelfAborts = len(x.trs), x.sleepBlocked, x.selfAborts
+		res.Depth, res.SleepBlocked, res.SelfAborts, res.Blocked = len(x.trs), x.sleepBlocked, x.selfAborts, x.blocked
 		res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
 		res.Caveat = x.caveat
 	} else {
@@ -374,6 +399,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			res.Bound = x.bound
 			res.Budgeted = x.budgeted
 			res.SleepBlocked = x.sleepBlocked
+			res.Blocked = x.blocked
 			res.SelfAborts = x.selfAborts
 			res.Depth = len(br.Transitions)
 			res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
@@ -401,6 +427,16 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 				res.Stopped = stop
 				return res, nil
 			}
+		}
+		if r, ok := x.strat.(restarter); ok && r.restartNow() {
+			// Explore again from the root (restarter): the executions
+			// run so far stay counted in Executed, and their traces in
+			// Traces.
+			if err := x.restart(x.round, x.bound); err != nil {
+				return nil, err
+			}
+			pending = record.Choice{}
+			continue
 		}
 		// The limits are checked before a tag is taken, so that the
 		// explorer's state (Frontier) stays that of the last interleaving.
@@ -626,6 +662,9 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 			} else {
 				br.Bug = bug
 			}
+			if b, ok := x.m.(record.Blocker); ok && bug == nil {
+				br.Blocked = b.Blocked()
+			}
 			break
 		}
 		if x.stopAtSelfAbort(len(x.nodes)-1, ch, tr) {
@@ -643,6 +682,8 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 	switch {
 	case br.SleepBlocked:
 		x.sleepBlocked++
+	case br.Blocked:
+		x.blocked++
 	case br.SelfAbort:
 		x.selfAborts++
 	default:
@@ -656,7 +697,7 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		return nil, err
 	}
 	br.x = x
-	partial := br.SleepBlocked || br.SelfAbort || br.Budget || br.Limit != nil // not the program's end state
+	partial := br.SleepBlocked || br.SelfAbort || br.Budget || br.Limit != nil || br.Blocked // not the program's end state
 	if br.Bug == nil && !partial && x.opt.Judge != nil {
 		br.Transitions = x.trs
 		br.Bug = x.opt.Judge(br)

@@ -39,6 +39,9 @@ type Frontier struct {
 	// Optimal is the optimal strategy's state, one entry per node (its
 	// sleep sets and wakeup trees are not a function of the path).
 	Optimal []OptimalNode `msgpack:",omitempty"`
+	// OptimalConservative: optimal DPOR saw a branch cut a thread off
+	// (optimalStrategy.conservative).
+	OptimalConservative bool `msgpack:",omitempty"`
 	// CBDPOR is CB-DPOR's state, one entry per node (its sleep sets and
 	// the transitions its preempted threads sleep with).
 	CBDPOR []CBNode `msgpack:",omitempty"`
@@ -51,6 +54,9 @@ type Frontier struct {
 	// SelfAborts counts the executions stopped at a transaction that
 	// aborted itself (in Executed, not in Branches).
 	SelfAborts int `msgpack:",omitempty"`
+	// Blocked counts the infeasible executions (in Executed, not in
+	// Branches).
+	Blocked int `msgpack:",omitempty"`
 }
 
 // FrontierNode is one PP of the current branch.
@@ -109,6 +115,7 @@ func (x *Explorer) Frontier() *Frontier {
 
 		SleepBlocked: x.sleepBlocked,
 		SelfAborts:   x.selfAborts,
+		Blocked:      x.blocked,
 	}
 	if st, ok := x.strat.(statefulStrategy); ok {
 		st.save(f)
@@ -209,8 +216,9 @@ func (f *Frontier) validate() error {
 		return bad("%d estimator nodes for %d transitions", len(f.Estimator.Nodes), nt)
 	}
 	if f.Failing < 0 || f.Failing >= max(nt, 1) || f.LastDiv < 0 || f.LastDiv > nt ||
-		f.Branches < 0 || f.SleepBlocked < 0 || f.SelfAborts < 0 ||
-		f.Executed < f.Branches || f.Executed-f.Branches < f.SleepBlocked || f.Executed-f.Branches-f.SleepBlocked < f.SelfAborts || f.Budgeted < 0 || f.Bound < 0 || f.Round < 0 {
+		f.Branches < 0 || f.SleepBlocked < 0 || f.SelfAborts < 0 || f.Blocked < 0 ||
+		f.Executed < f.Branches || f.Executed-f.Branches < f.SleepBlocked || f.Executed-f.Branches-f.SleepBlocked < f.SelfAborts ||
+		f.Executed-f.Branches-f.SleepBlocked-f.SelfAborts < f.Blocked || f.Budgeted < 0 || f.Bound < 0 || f.Round < 0 {
 		return bad("counters out of range")
 	}
 	return nil
@@ -246,7 +254,7 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 	x.bound, x.branches, x.executed, x.nTrans = f.Bound, f.Branches, f.Executed, f.Steps
 	x.depthSum, x.lastDiv, x.budgeted, x.dropped = f.DepthSum, f.LastDiv, f.Budgeted, f.Dropped
 	x.restricted = f.Restricted
-	x.sleepBlocked, x.selfAborts = f.SleepBlocked, f.SelfAborts
+	x.sleepBlocked, x.selfAborts, x.blocked = f.SleepBlocked, f.SelfAborts, f.Blocked
 	x.classesPartial = true // the interleavings run before are not counted again
 	x.est.SetState(f.Estimator)
 	x.nodes = make([]node, len(f.Nodes))

@@ -48,6 +48,9 @@ const (
 	// 0; else reg = 1): opTxnIf's footprint without a transaction (what
 	// it touches depends on what it reads, in one transition).
 	opIfZero
+	// opExit: exit(): the program ends at once, the other threads'
+	// remaining operations never run (no bug).
+	opExit
 )
 
 type op struct {
@@ -65,6 +68,7 @@ type modelState struct {
 	nv     []int64       // per thread: the value chosen for its next opNondet (as the kernel's nondet calls: by the choice that ran it there)
 	cur    record.TID
 	ended  bool
+	exited bool // ended by an opExit
 	bug    *record.Bug
 	nsteps int
 }
@@ -219,6 +223,15 @@ func (m *model) Step(c record.Choice) (*record.Transition, error) {
 	case opAdd:
 		m.st.vars[o.v] += o.arg
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8, Write: true, Atomic: true})
+	case opExit:
+		m.st.ended, m.st.exited = true, true
+		alive := 0
+		for j := range m.prog {
+			if j != i && m.st.pc[j] < len(m.prog[j]) {
+				alive++
+			}
+		}
+		tr.Sync = append(tr.Sync, record.SyncEvent{Kind: record.SyncKill, Arg: uint64(alive)})
 	case opAssert:
 		tr.Accesses = append(tr.Accesses, record.Access{Addr: addr, Size: 8})
 		if m.st.vars[o.v] != o.arg {
@@ -320,6 +333,11 @@ func (m *model) Restore(s record.Snapshot)  { m.st = m.clone(*s.(*modelState)) }
 func (m *model) outcome() string {
 	if m.st.bug != nil {
 		return m.st.bug.Kind.String() + ": " + m.st.bug.Message
+	}
+	if m.st.exited {
+		// How far each thread got when the program exited is part of
+		// its final state.
+		return fmt.Sprint(m.st.vars, " exit at ", m.st.pc)
 	}
 	return fmt.Sprint(m.st.vars)
 }

@@ -115,13 +115,17 @@ type event struct {
 	// status): its thread can run another one there (see advance and
 	// weakInitial).
 	xbegin bool
-	keys   []keyMask
-	flips  []record.TID
+	// ends: the transition ended the program with other threads alive (an
+	// exit: endsOthers): it is dependent with every event of another
+	// thread, wherever it runs.
+	ends  bool
+	keys  []keyMask
+	flips []record.TID
 }
 
 // dependent reports whether a and b do not commute.
 func (a *event) dependent(b *event) bool {
-	if a.thread == b.thread || contains(a.flips, b.thread) || contains(b.flips, a.thread) {
+	if a.thread == b.thread || a.ends || b.ends || contains(a.flips, b.thread) || contains(b.flips, a.thread) {
 		return true
 	}
 	return keysConflict(a.keys, b.keys)
@@ -152,6 +156,34 @@ type optNode struct {
 
 type optimalStrategy struct {
 	nodes []optNode
+	// conservative: a branch exited with another thread alive (cutOff),
+	// so a thread asleep at a node may never run in
+	// an extension of a wakeup sequence: the paper's processes always
+	// run to their end, which lets weakInitial take a sleeping thread
+	// absent from a sequence as covering it. From then on it does not.
+	// absentUsed: it did before that (a decision the restart undoes);
+	// restart: explore the state space again from the root.
+	conservative, absentUsed, restart bool
+}
+
+// restartNow implements restarter: optimal DPOR learned, after deciding
+// with weakInitial's absent case, that the program can end with threads
+// alive; its earlier decisions may have left traces out, so it explores
+// again from the root, conservatively.
+func (s *optimalStrategy) restartNow() bool {
+	r := s.restart
+	s.restart = false
+	return r
+}
+
+// weakInitial is the package function, with the absent case only while
+// no branch has cut a thread off (see conservative).
+func (s *optimalStrategy) weakInitial(p *event, v []event) bool {
+	ok, absent := weakInitial(p, v, !s.conservative)
+	if ok && absent {
+		s.absentUsed = true
+	}
+	return ok
 }
 
 func (*optimalStrategy) Bound(r int) (int, bool) { return onlyRound0(r) }
@@ -289,6 +321,13 @@ func (s *optimalStrategy) Skip(x *Explorer, i int, c record.Choice) bool {
 // that reverses it at the node before e, then applies the dpor strategy's
 // safety nets.
 func (s *optimalStrategy) Branch(x *Explorer, br *Branch) error {
+	if !s.conservative && x.cutOff() {
+		s.conservative = true
+		if s.absentUsed {
+			s.restart = true
+			return nil
+		}
+	}
 	if n := len(x.trs); n == len(x.nodes) {
 		s.advance(x, n-1) // the branch ended after the last node's transition
 	} else {
@@ -412,7 +451,7 @@ func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
 	v = append(v, last)
 	n := &s.nodes[i]
 	for k := range n.sleep {
-		if weakInitial(&n.sleep[k], v) {
+		if s.weakInitial(&n.sleep[k], v) {
 			return
 		}
 	}
@@ -422,14 +461,15 @@ func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
 		x.tagPair(i, j)
 		return
 	}
-	if first, added := n.wut.insert(v); added {
+	if first, added := n.wut.insert(v, s.weakInitial); added {
 		x.tagChoice(i, first)
 	}
 }
 
 // weakInitial reports whether p (whose next transition is ev) is a weak
 // initial of v: its first transition in v follows nothing it depends on,
-// or, absent from v, its next transition commutes with all of v. Its
+// or, absent from v (absent reports this case, which absentOK allows),
+// its next transition commutes with all of v. Its
 // first transition in v that p does not stand for (another variant, or
 // an open one where p's is not) is another transition: p is no initial
 // then. Absent from v, p commutes with nothing open; and p at an
@@ -437,27 +477,30 @@ func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
 // extension of v runs p's next transition, but here an extension may run
 // another outcome of that _xbegin (a commit where p aborts, or the other
 // way round), which p's explored subtree does not hold.
-func weakInitial(p *event, v []event) bool {
+func weakInitial(p *event, v []event, absentOK bool) (ok, absent bool) {
 	for m := range v {
 		if v[m].thread != p.thread {
 			continue
 		}
 		if !p.runs(&v[m]) {
-			return false
+			return false, false
 		}
 		for l := 0; l < m; l++ {
 			if v[l].dependent(&v[m]) {
-				return false
+				return false, false
 			}
 		}
-		return true
+		return true, false
+	}
+	if !absentOK {
+		return false, true
 	}
 	for m := range v {
 		if p.open || p.xbegin || v[m].open || p.dependent(&v[m]) {
-			return false
+			return false, true
 		}
 	}
-	return true
+	return true, true
 }
 
 // touchesWritten reports whether a reads or writes a byte b writes.
@@ -542,7 +585,7 @@ func (x *Explorer) rerunSeq(i int, v []event) ([]event, bool) {
 // or nothing left, means v is covered; otherwise what is left becomes a
 // new branch, the last child. It reports the choice of a new child of
 // the root.
-func (root *wnode) insert(v []event) (record.Choice, bool) {
+func (root *wnode) insert(v []event, weakInitial func(p *event, v []event) bool) (record.Choice, bool) {
 	cur := root
 	rem := slices.Clone(v)
 	for {
@@ -586,6 +629,7 @@ func (x *Explorer) event(k int) event {
 	e := event{thread: x.trs[k].Thread, value: x.choiceValue(k), keys: x.an.keys[k], flips: x.an.flips[k]}
 	e.variant = k < len(x.nodes) && x.nodeValues(k, e.thread) > 0
 	e.xbegin = k < len(x.nodes) && x.atXbegin(k, e.thread)
+	e.ends = endsOthers(x.trs[k])
 	if k == len(x.trs)-1 && len(x.nodes) == len(x.trs) {
 		for _, q := range x.nodes[k].runnable {
 			if q != e.thread {
@@ -613,6 +657,7 @@ type FrontierEvent struct {
 	Open    bool         `msgpack:",omitempty"`
 	Variant bool         `msgpack:",omitempty"`
 	Xbegin  bool         `msgpack:",omitempty"`
+	Ends    bool         `msgpack:",omitempty"`
 	Keys    []uint64     `msgpack:",omitempty"`
 	Masks   []uint16     `msgpack:",omitempty"`
 	Flips   []record.TID `msgpack:",omitempty"`
@@ -625,7 +670,7 @@ type OptimalTree struct {
 }
 
 func (e *event) save() FrontierEvent {
-	o := FrontierEvent{Thread: e.thread, Value: e.value, Fresh: e.fresh, Open: e.open, Variant: e.variant, Xbegin: e.xbegin, Flips: slices.Clone(e.flips)}
+	o := FrontierEvent{Thread: e.thread, Value: e.value, Fresh: e.fresh, Open: e.open, Variant: e.variant, Xbegin: e.xbegin, Ends: e.ends, Flips: slices.Clone(e.flips)}
 	for _, k := range e.keys {
 		o.Keys = append(o.Keys, k.key)
 		o.Masks = append(o.Masks, uint16(k.r)|uint16(k.w)<<8)
@@ -637,7 +682,7 @@ func (o *FrontierEvent) load() (event, error) {
 	if len(o.Keys) != len(o.Masks) || o.Thread <= 0 || o.Value < 0 {
 		return event{}, fmt.Errorf("%w: optimal DPOR: an event of thread %d (value %d) with %d keys and %d masks", ErrFrontier, o.Thread, o.Value, len(o.Keys), len(o.Masks))
 	}
-	e := event{thread: o.Thread, value: o.Value, fresh: o.Fresh, open: o.Open, variant: o.Variant, xbegin: o.Xbegin, flips: slices.Clone(o.Flips)}
+	e := event{thread: o.Thread, value: o.Value, fresh: o.Fresh, open: o.Open, variant: o.Variant, xbegin: o.Xbegin, ends: o.Ends, flips: slices.Clone(o.Flips)}
 	for i, k := range o.Keys {
 		if i > 0 && k <= o.Keys[i-1] {
 			return event{}, fmt.Errorf("%w: optimal DPOR: an event's keys are out of order", ErrFrontier)
@@ -680,6 +725,7 @@ func (s *optimalStrategy) save(f *Frontier) {
 		out[i].Cur = saveEventPtr(n.cur)
 	}
 	f.Optimal = out
+	f.OptimalConservative = s.conservative
 }
 
 // load restores the state save put in f.
@@ -689,6 +735,7 @@ func (s *optimalStrategy) load(f *Frontier) error {
 		return fmt.Errorf("%w: optimal DPOR state for %d nodes, the path has %d", ErrFrontier, len(ns), nodes)
 	}
 	s.nodes = make([]optNode, len(ns))
+	s.conservative = f.OptimalConservative
 	for i := range ns {
 		n := &s.nodes[i]
 		var err error

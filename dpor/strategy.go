@@ -142,3 +142,23 @@ func onlyParams(s Spec, name string, allowed ...string) error {
 	}
 	return nil
 }
+
+// restarter is a strategy that may ask, after a branch, to explore the
+// state space again from the root (optimal DPOR, when it learns that the
+// program can end with threads alive: optimalStrategy.restartNow).
+type restarter interface{ restartNow() bool }
+
+// cutOff reports whether the branch ended with an exit that cut another
+// thread off (a record.SyncKill with threads alive).
+func (x *Explorer) cutOff() bool {
+	n := len(x.trs)
+	if n == 0 {
+		return false
+	}
+	for _, e := range x.trs[n-1].Sync {
+		if e.Kind == record.SyncKill && e.Arg > 0 {
+			return true
+		}
+	}
+	return false
+}

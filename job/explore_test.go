@@ -60,7 +60,7 @@ func explored(t testing.TB, img []byte, kcfg kernel.Config, opt dpor.Options) (*
 	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
 		var o string
 		switch {
-		case b.SleepBlocked:
+		case b.SleepBlocked, b.Blocked:
 			return dpor.Continue // not an end of the program
 		case b.Bug != nil:
 			o = fmt.Sprintf("%s: %s", b.Bug.Kind, b.Bug.Message)

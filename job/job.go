@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"landslide/dpor"
@@ -286,6 +287,12 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 	}
 	if ps != nil && ps.err != nil {
 		return nil, fmt.Errorf("store: %w", ps.err)
+	}
+	if cfg.Spec.Kernel.ThesisHeuristics && !strings.Contains(res.Caveat, kernel.ThesisHeuristicsCaveat) {
+		if res.Caveat != "" {
+			res.Caveat += "; "
+		}
+		res.Caveat += kernel.ThesisHeuristicsCaveat
 	}
 	out := &Result{Result: res, Elapsed: now(), PPSet: DescribePPs(j.k, cfg), Syms: j.syms,
 		SharedStack: j.k.SharedStackSeen(), SpecOrders: orders}

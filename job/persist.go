@@ -222,6 +222,12 @@ func (ps *persister) load() (*dpor.Frontier, time.Duration, error) {
 	if jb.Semantics < 1 && usesTransactions(fr.Transitions) {
 		return nil, 0, fmt.Errorf("%w: run %s job %d: its transactions that aborted themselves were stored without their reads, so the interleavings those reads order were never explored and the job cannot be continued; start a new run", ErrStale, p.Run.ID, p.Job)
 	}
+	// Before revision 2, an exit was no PP of its own and did not cut the
+	// other threads off, and spin loops were blocked by the thesis's
+	// counters: the stored transitions are not those this machine runs.
+	if jb.Semantics < 2 {
+		return nil, 0, fmt.Errorf("%w: run %s job %d: it was explored before exits and spin loops were modelled as they are now (the thesis's loop counters could drop executions), so its stored transitions differ from this machine's and the job cannot be continued; start a new run", ErrStale, p.Run.ID, p.Job)
+	}
 	if ps.j.cfg.Linearizability && jb.Lineup < linearize.Revision {
 		return nil, 0, fmt.Errorf("%w: run %s job %d: its interleavings were checked for linearizability by an earlier rule, which ordered only calls that cannot overlap and so missed violations, and the job cannot be continued; start a new run", ErrStale, p.Run.ID, p.Job)
 	}

@@ -112,12 +112,13 @@ func TestResumeFromStore(t *testing.T) {
 }
 
 // TestResumeRefusesEarlierSemantics: a stored job of a TM program that an
-// earlier revision of the machine explored (kernel.Semantics; its
-// aborted transactions had no reads) is refused, not continued; one of a
-// program without transactions is continued, and so is the current
-// revision's. Likewise a linearizability job whose interleavings an
-// earlier revision of the check judged (linearize.Revision; it missed
-// violations), and no other job for that revision.
+// earlier revision of the machine explored (kernel.Semantics 0; its
+// aborted transactions had no reads) is refused, not continued, and so is
+// any job of revision 1 (exits and spin loops were modelled otherwise);
+// the current revision's is continued. Likewise a linearizability job
+// whose interleavings an earlier revision of the check judged
+// (linearize.Revision; it missed violations), and no other job for that
+// revision.
 func TestResumeRefusesEarlierSemantics(t *testing.T) {
 	for _, c := range []struct {
 		name      string
@@ -129,7 +130,8 @@ func TestResumeRefusesEarlierSemantics(t *testing.T) {
 	}{
 		{"htm/htm2", []string{"htm2", "2", "1"}, false, 0, linearize.Revision, true},
 		{"htm/htm2", []string{"htm2", "2", "1"}, false, kernel.Semantics, linearize.Revision, false},
-		{"ref/mutex_test", nil, false, 0, 0, false},
+		{"ref/mutex_test", nil, false, 1, 0, true},
+		{"ref/mutex_test", nil, false, kernel.Semantics, 0, false},
 		{"posix/lineup_counter", []string{"prog", "0"}, true, kernel.Semantics, 0, true},
 		{"posix/lineup_counter", []string{"prog", "0"}, true, kernel.Semantics, linearize.Revision, false},
 	} {

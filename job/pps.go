@@ -34,6 +34,14 @@ type PPRequest struct {
 	// (kernel.Config.EveryAccess: Nidhugg's and GenMC's events).
 	EveryAccess bool
 
+	// WaitForThreads: returning from main ends the main thread only, and
+	// the program ends with its last thread (Nidhugg's and GenMC's
+	// convention; kernel.Config.WaitForThreads).
+	WaitForThreads bool
+	// ThesisHeuristics: the thesis's loop heuristics in place of the
+	// spin-loop rule (kernel.Config.ThesisHeuristics): no verification.
+	ThesisHeuristics bool
+
 	MaxInstructions uint64
 	MaxPPs          int
 	MaxThreads      int
@@ -63,7 +71,7 @@ func ResolvePPs(image []byte, r PPRequest) (ResolvedPPs, error) {
 		return out, err
 	}
 	syms := img.Symbols
-	cfg := kernel.Config{MaxInstructions: r.MaxInstructions, MaxPPs: r.MaxPPs, MaxThreads: r.MaxThreads, MaxMemory: r.MaxMemory, Args: r.Args}
+	cfg := kernel.Config{MaxInstructions: r.MaxInstructions, MaxPPs: r.MaxPPs, MaxThreads: r.MaxThreads, MaxMemory: r.MaxMemory, Args: r.Args, WaitForThreads: r.WaitForThreads, ThesisHeuristics: r.ThesisHeuristics}
 	if r.PPs != nil {
 		cfg.SyncPPs = []string{}
 		for _, p := range r.PPs {

@@ -159,6 +159,9 @@ func (k *Kernel) deadlock() {
 	}
 	k.threadsBug(msg, func(t *thread) string {
 		what := "is descheduled, waiting for make_runnable"
+		if t.spinning {
+			return k.spinText(t)
+		}
 		if k.waitsForTxn(t) {
 			return fmt.Sprintf("waits at an _xbegin for thread %d's transaction", k.st.wtx.tid)
 		}
@@ -201,6 +204,12 @@ func (k *Kernel) endProcess(status int) {
 		return
 	}
 	k.st.status = status
+	if k.assumeStopped() {
+		// An infeasible execution (Blocked): its end state is none of
+		// the program's, so the post-test checks do not apply.
+		k.st.ended = true
+		return
+	}
 	if msg := k.checkMagic(); msg != "" {
 		// Called from exit or the last vanish: point at the ecall.
 		k.bugAt(record.BugAssert, msg, k.cpu.PC-4, nil)
@@ -322,6 +331,39 @@ func (k *Kernel) unblock(t *thread) {
 		k.st.hblocked--
 	}
 	t.hblocked, t.wait, t.waitMutex = false, nil, 0
+	t.spinning, t.spinDirty = false, true
+}
+
+// spinLoops blocks the thread that just ran if it spins (spin.go), or if
+// it yielded inside the reference library's mutex_lock (which waits for
+// that mutex's unlock: the one thesis heuristic that is exact, and only
+// for that implementation).
+func (k *Kernel) spinLoops(kind record.PPKind, tr *record.Transition) {
+	t := k.cur()
+	if t == nil || !t.canRun() || t.hblocked {
+		return
+	}
+	if m, inLock := t.inFunc(record.MutexLock); kind == record.PPYield && inLock && k.refMutex {
+		// The reference mutex_t's lock word is its first int: while it
+		// is held the exchange the thread retries fails and changes
+		// nothing, so it waits for a write to that word (the unlock's,
+		// or the return of mutex_unlock: wakeMutexWaiters).
+		if v, ok := k.mem.Read32(m); ok && v != 0 {
+			k.block(t, []waitRange{{m, m + 4}})
+			t.waitMutex = m
+			t.spin, t.spinDirty = nil, true
+			return
+		}
+	}
+	k.spinAfter(t, tr)
+}
+
+// wakeRange wakes the spinning threads waiting on memory that overlaps
+// [addr, addr+size), which a free or remove_pages just changed.
+func (k *Kernel) wakeRange(addr, size uint64) {
+	if k.st.hblocked > 0 && !k.cfg.ThesisHeuristics {
+		k.wakeWaiters(addr, size)
+	}
 }
 
 // wakeMutexWaiters unblocks the threads that yielded inside mutex_lock(m):

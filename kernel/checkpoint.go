@@ -59,8 +59,11 @@ import (
 // addresses of the threads' pending sync functions.
 //
 // Pages lists every mapped page. Any change to this encoding, or to what a
-// kernel field means, needs a new version.
-const CheckpointVersion = 1
+// kernel field means, needs a new version. Version 2 (kernel.Semantics
+// 2) ends with the spin-loop rule's state, always (spinTag); version 1
+// checkpoints are not read (a store's older checkpoint is re-executed
+// instead).
+const CheckpointVersion = 2
 
 // atXbeginBit marks, in a thread's run-state byte, a thread stopped at
 // an _xbegin (a later addition: version 1 states without it read as
@@ -81,6 +84,13 @@ const nondetTag = 'N'
 // only when one was made (a later addition: states without it read as
 // before).
 const lineupTag = 'L'
+
+// spinTag starts the spin-loop rule's state (spin.go), the last part of
+// every version 2 state. Per thread: spinning, spinPC, spinDirty, then
+// its window, newest state first: a count, then per state its pc,
+// x0..x31, flags byte, stack bytes and the locations of the transition
+// into it (address, size byte, value).
+const spinTag = 'S'
 
 // Checkpoint is a machine state outside the process: the kernel and CPU
 // state as one opaque byte string, and the guest memory as pages, so the
@@ -322,6 +332,34 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 			w.str(l.op)
 		}
 	}
+	{
+		w.b = append(w.b, spinTag)
+		for i := range st.threads {
+			t := &st.threads[i]
+			w.flag(t.spinning)
+			w.u(t.spinPC)
+			w.flag(t.spinDirty)
+			var chain []*spinNode
+			for n := t.spin; n != nil && len(chain) < spinStates; n = n.prev {
+				chain = append(chain, n)
+			}
+			w.u(uint64(len(chain)))
+			for _, n := range chain {
+				w.u(n.st.pc)
+				for _, x := range n.st.regs {
+					w.u(x)
+				}
+				w.b = append(w.b, n.st.flags)
+				w.str(string(n.st.stack))
+				w.u(uint64(len(n.locs)))
+				for _, l := range n.locs {
+					w.u(l.addr)
+					w.b = append(w.b, l.size)
+					w.u(l.val)
+				}
+			}
+		}
+	}
 	return &Checkpoint{State: w.b, Pages: pages}, nil
 }
 
@@ -458,7 +496,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 		r.fail("no threads in a live process")
 	}
 	st.pps = r.counter()
-	if st.lastPP = record.PPKind(r.u8()); st.lastPP > record.PPNondet {
+	if st.lastPP = record.PPKind(r.u8()); st.lastPP > record.PPExitCall {
 		r.fail("bad PP kind %d", st.lastPP)
 	}
 	st.yieldTo = r.tid()
@@ -585,6 +623,56 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 			l.open, l.made, l.op = r.flag(), r.flag(), r.str()
 			if len(l.op) > LineupMaxName || l.open != (l.op != "") || l.open && !l.made {
 				r.fail("thread %d: linearizability-test call %q (open %v)", st.threads[i].tid, l.op, l.open)
+			}
+		}
+	}
+	if r.err == nil && (len(r.b) == 0 || r.b[0] != spinTag) {
+		r.fail("no spin-loop state")
+	}
+	if r.err == nil {
+		r.take(1)
+		for i := range st.threads {
+			t := &st.threads[i]
+			t.spinning, t.spinPC, t.spinDirty = r.flag(), r.u(), r.flag()
+			if t.spinning && !t.hblocked {
+				r.fail("thread %d spins but is not blocked", t.tid)
+			}
+			chain := mk[*spinNode](r.count(36))
+			if len(chain) > spinStates {
+				r.fail("thread %d: %d spin states, more than %d", t.tid, len(chain), spinStates)
+			}
+			for j := range chain {
+				if r.err != nil {
+					break
+				}
+				n := &spinNode{}
+				n.st.pc = r.u()
+				for x := range n.st.regs {
+					n.st.regs[x] = r.u()
+				}
+				n.st.flags = r.u8()
+				if n.st.stack = []byte(r.str()); len(n.st.stack) > spinStackMax {
+					r.fail("thread %d: a spin state of %d stack bytes", t.tid, len(n.st.stack))
+				}
+				n.locs = mk[spinLoc](r.count(3))
+				for l := range n.locs {
+					n.locs[l] = spinLoc{addr: r.u(), size: r.u8(), val: r.u()}
+					if sz := n.locs[l].size; sz != 1 && sz != 2 && sz != 4 && sz != 8 {
+						r.fail("thread %d: a spin location of %d bytes", t.tid, sz)
+					}
+				}
+				chain[j] = n
+			}
+			for j := len(chain) - 1; j >= 0 && r.err == nil; j-- {
+				if j+1 < len(chain) {
+					chain[j].prev = chain[j+1]
+					chain[j].depth = chain[j+1].depth + 1
+				} else {
+					chain[j].depth = 1
+				}
+			}
+			if len(chain) > 0 && r.err == nil {
+				t.spin = chain[0]
 			}
 		}
 	}
@@ -797,6 +885,12 @@ func (k *Kernel) configDigest() [8]byte {
 	}
 	if c.LineupSerial {
 		w.str("lineup-serial")
+	}
+	if c.ThesisHeuristics {
+		w.str("thesis-heuristics")
+	}
+	if c.WaitForThreads {
+		w.str("wait-for-threads")
 	}
 	sum := sha256.Sum256(w.b)
 	return [8]byte(sum[:8])

@@ -14,11 +14,12 @@ import (
 )
 
 // checkpointFixtures cover threads, sync frames, heap reuse and bugs,
-// yield-loop blocking, removed pages and deadlocks.
+// yield-loop blocking, spin loops, removed pages and deadlocks.
 var checkpointFixtures = []string{
 	"ref/paradise_lost", "ref/mutex_test", "ref/thr_exit_join", "uaf_exit/thr_exit_join",
 	"small/cond_predicate", "small/abba_deadlock", "ref/yield_loop_ok", "ref/realloc_race",
 	"bugs/removed_pages", "bugs/double_free", "posix/sync_ok", "lockfree/treiber_aba",
+	"spin/ttas",
 }
 
 func fixtureImage(t testing.TB, name string) []byte {
@@ -80,6 +81,19 @@ func dumpState(st state) string {
 			delete(st.heap.free, size)
 		}
 	}
+	// A spin window by value, without its copy-on-write generation.
+	var wins []string
+	st.threads = slices.Clone(st.threads)
+	for i := range st.threads {
+		var states []string
+		for n := st.threads[i].spin; n != nil && len(states) < spinStates; n = n.prev {
+			states = append(states, fmt.Sprintf("%+v %+v", n.st, n.locs))
+		}
+		if len(states) > 0 {
+			wins = append(wins, fmt.Sprintf("%d: %v", st.threads[i].tid, states))
+		}
+		st.threads[i].spin = nil
+	}
 	var o []byte
 	if out != nil {
 		o = make([]byte, out.size)
@@ -87,7 +101,7 @@ func dumpState(st state) string {
 			copy(o[n.size-len(n.data):], n.data)
 		}
 	}
-	s := fmt.Sprintf("%+v\noutput %v %q", st, out != nil, o)
+	s := fmt.Sprintf("%+v\nspin windows %v\noutput %v %q", st, wins, out != nil, o)
 	if bug != nil {
 		s += fmt.Sprintf("\nbug %+v", *bug)
 	}
@@ -132,6 +146,15 @@ func (f features) note(st *state) {
 		}
 		if t.lineup.open {
 			f["inside a lineup call"]++
+		}
+		if t.spin != nil {
+			f["spin window"]++
+			if t.spin.prev != nil && len(t.spin.locs) > 0 {
+				f["spin locations"]++
+			}
+		}
+		if t.spinning {
+			f["spinning"]++
 		}
 	}
 	if st.lineupCalls > 0 {
@@ -279,7 +302,11 @@ func TestCheckpointRoundTrip(t *testing.T) {
 				choosers = append(choosers, schedule.Script{Choices: cs})
 			}
 			for ci, ch := range choosers {
-				ref, k, snaps := snapshots(t, img, Config{}, ch)
+				// The thesis's loop heuristics keep state of their own
+				// (yield counters, the stuck count): run half the
+				// choosers under them.
+				cfg := Config{ThesisHeuristics: ci%2 == 1, EveryAccess: strings.HasPrefix(name, "spin/")}
+				ref, k, snaps := snapshots(t, img, cfg, ch)
 				// Every depth of short runs, about 12 of long ones, and the end.
 				var depths []int
 				for i := 0; i < len(snaps)-1; i += max(1, len(snaps)/12) {
@@ -288,7 +315,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 				for _, i := range append(depths, len(snaps)-1) {
 					seen.note(&snaps[i].st)
 					what := fmt.Sprintf("chooser %d, depth %d/%d", ci, i, len(ref.Schedule))
-					trs := checkRoundTrip(t, what, img, Config{}, k, snaps[i], ref.Schedule[i:])
+					trs := checkRoundTrip(t, what, img, cfg, k, snaps[i], ref.Schedule[i:])
 					if record.Hash(trs) != record.Hash(ref.Transitions[i:]) {
 						t.Fatalf("%s: the in-memory snapshot no longer replays the reference", what)
 					}
@@ -299,7 +326,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	t.Logf("state features round-tripped: %v", seen)
 	for _, f := range []string{"sync frames", "mutex waiter", "yield counter", "at breakpoint", "descheduled",
 		"quarantine", "free list", "reused slot", "removed region", "bug details", "no current thread", "stuck",
-		"pthread waiter", "at a pthread call", "pthread records", "lineup calls"} {
+		"pthread waiter", "at a pthread call", "pthread records", "lineup calls", "spin window", "spin locations", "spinning"} {
 		if seen[f] == 0 {
 			t.Errorf("no snapshot had %s: the fixtures no longer cover it", f)
 		}
@@ -602,7 +629,7 @@ func TestCheckpointRejectsState(t *testing.T) {
 			sn.st.threads[0].hblocked, sn.st.threads[0].wait = true, []waitRange{{2, 2}}
 		}},
 		{"counter", "counter", any, func(sn *snapshot) { sn.st.threads[0].yields = -1 }},
-		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPNondet + 1 }},
+		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPExitCall + 1 }},
 		{"nondet without its call", "nondet value", any, func(sn *snapshot) { sn.st.threads[0].nondet = 1 }},
 		{"yieldTo", "negative tid", any, func(sn *snapshot) { sn.st.yieldTo = -1 }},
 		{"sumInstr", "more than instret", any, func(sn *snapshot) { sn.st.sumInstr = sn.instret + 1 }},

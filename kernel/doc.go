@@ -31,6 +31,16 @@
 // enter/return of known sync functions with their first argument, alloc,
 // free) go in the same record.
 //
+// Waiting and ending. A thread that spins on memory without progress is
+// blocked until another thread changes what it read (spin.go: the rule,
+// and why it drops no reachable state); the thesis's loop counters run
+// only with Config.ThesisHeuristics. A process exit in a program that had
+// a second thread is a PP of its own (PPExitCall) and kills the threads
+// still alive (record.SyncKill), which the explorer takes as a dependency
+// with every step of theirs; Config.WaitForThreads makes main's return end
+// main only. An execution with a thread stopped by __VERIFIER_assume(0)
+// ends blocked (record.Blocker).
+//
 // State split (thesis §3.3 "time travel"). Everything that a snapshot must
 // restore lives in the state struct (threads, heap metadata, page regions,
 // the output so far, counters) or in emu/mem; Snapshot deep-copies state

@@ -246,6 +246,7 @@ func (k *Kernel) free(ptr uint64, fn string) {
 	sl.cur = -1
 	h.live -= b.size
 	k.syncEvent(record.SyncEvent{Kind: record.SyncFree, Arg: b.addr, Block: b.id, Gen: b.gen})
+	k.wakeRange(b.addr, b.size) // a spinner reading the block would now fault
 	h.quarantine = append(h.quarantine, s)
 	h.quarBytes += sl.rounded
 	for len(h.quarantine) > quarantineMax || h.quarBytes > quarantineSize {

@@ -36,8 +36,12 @@ import (
 // Semantics is the revision of what the machine records in a
 // transition, which a stored exploration depends on: an exploration made
 // under an earlier revision cannot be continued by this one (job's
-// resume). 1: an aborted transaction keeps its reads (0: before).
-const Semantics = 1
+// resume). 1: an aborted transaction keeps its reads (0: before). 2: a
+// process exit in a program that had a second thread is a PP of its own
+// and kills the others (record.SyncKill), a spinning thread is blocked by
+// the spin-loop rule (spin.go) instead of the thesis's counters, accesses
+// carry their C11 order and fences are sync events.
+const Semantics = 2
 
 // HTMConfig configures transactional memory.
 type HTMConfig struct {

@@ -15,7 +15,9 @@ import (
 // DefaultSyncPPs are the functions whose entry is a PP by default.
 var DefaultSyncPPs = []string{record.MutexLock.String(), record.MutexUnlock.String()}
 
-// Thesis constants (§3.4.6, check_infinite_loop).
+// Thesis constants (§3.4.6, check_infinite_loop). The last four and
+// MaxYieldStreak are the loop heuristics that apply only with
+// Config.ThesisHeuristics (spin.go says why).
 const (
 	ProgressTriggerFactor = 4000 // instructions since the last PP, × average transition
 	ProgressMinAverage    = 1000 // floor of that average
@@ -103,6 +105,21 @@ type Config struct {
 	// LineupSerial runs the calls of a linearizability test one at a
 	// time, to learn its sequential specification (lineup.go).
 	LineupSerial bool
+	// ThesisHeuristics turns on the thesis's loop heuristics (§3.4.6:
+	// TooManyYields, TooManyXchgsWithPPs, MaxYieldStreak, the
+	// false-positive deadlock avoidance), which block a thread after
+	// counting its yields or atomics and can drop legal executions, in
+	// place of the spin-loop rule (spin.go), which blocks a thread only
+	// when it provably makes no progress. For reproducing the thesis's
+	// figures; an exploration under them is no verification.
+	ThesisHeuristics bool
+	// WaitForThreads is Nidhugg's and GenMC's convention for the end of
+	// a program: returning from main ends the main thread only (as
+	// pthread_exit would, main's result being the exit status) and the
+	// process ends when its last thread has. Without it, returning from
+	// main ends the process as POSIX says, whatever the other threads
+	// were doing; exit() ends it either way.
+	WaitForThreads bool
 	// SharedStack are stack locations (8-byte granules, sorted) that
 	// another thread than their owner was seen to access: the owner's own
 	// accesses to them are recorded too (SharedStackSeen learns them; the
@@ -252,6 +269,13 @@ type Kernel struct {
 	// evented: the transition in progress has made its shared access
 	// (EveryAccess); lrHeld: that access was an LR, whose SC goes with it.
 	evented, lrHeld bool
+	// spinBuf is scratch space for reading a thread's stack (spin.go).
+	spinBuf []byte
+	// probe looks for a spin loop inside the transition in progress.
+	probe *spinProbe
+	// refMutex: the program's mutex_lock is the reference library's
+	// (sdk/thrlib/mutex.c), whose yield waits for the unlock exactly.
+	refMutex bool
 }
 
 // New loads the ELF image and prepares its main thread. Errors are about
@@ -305,6 +329,10 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 			k.eventFuncs[addr] = fn
 			k.cpu.SetBreakpoint(addr)
 		}
+	}
+	if addr, _, ok := k.syms.Lookup(record.MutexLock.String()); ok {
+		file, _, _ := k.syms.LineAt(addr)
+		k.refMutex = file == "sdk/thrlib/mutex.c"
 	}
 	if cfg.ModelThreads {
 		if err := k.modelThreads(); err != nil {
@@ -433,6 +461,9 @@ func (k *Kernel) Runnable() []record.TID {
 			out = append(out, t.tid)
 		}
 	}
+	if !k.cfg.ThesisHeuristics {
+		return out
+	}
 	if k.st.lastPP == record.PPYield && k.st.yieldStreak >= MaxYieldStreak && len(out) > 1 {
 		// The thread has yielded MaxYieldStreak times in a row with no
 		// other thread running in between: its turn is over (see
@@ -545,6 +576,7 @@ func (k *Kernel) Restore(s record.Snapshot) {
 	k.tr = nil
 	k.txn = nil
 	k.preStep = nil
+	k.endProbe()
 }
 
 func (k *Kernel) find(tid record.TID) *thread {
@@ -643,6 +675,7 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 		k.xbegin(t, ch.Value)
 	}
 	pp, err := k.run(start)
+	defer k.endProbe()
 	for err == nil && k.serialGoesOn(pp) {
 		// A call runs whole when the calls run one at a time.
 		if t.atBreak {
@@ -678,7 +711,11 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 		case k.st.streakTID != t.tid:
 			k.st.streakTID, k.st.yieldStreak = 0, 0
 		}
-		k.noteLoops(pp.Kind, tr)
+		if k.cfg.ThesisHeuristics {
+			k.noteLoops(pp.Kind, tr)
+		} else {
+			k.spinLoops(pp.Kind, tr)
+		}
 		if k.st.stuck >= DeadlockFPMaxAttempts {
 			k.spinDeadlock()
 		} else if k.st.pps > k.cfg.MaxPPs {
@@ -711,14 +748,23 @@ func (k *Kernel) loopLimit() uint64 {
 // run executes the current thread until a PP or the end.
 func (k *Kernel) run(start uint64) (record.PP, error) {
 	limit := k.loopLimit()
+	probeAt := uint64(spinProbeAt)
 	for {
 		used := k.cpu.Instret - start
 		// The heuristic is about threads waiting on each other; a lone
-		// thread is bounded by the instruction budget instead.
+		// thread is bounded by the instruction budget instead (or by the
+		// spin probe, which finds it looping for ever).
 		if used >= limit && len(k.st.threads) > 1 {
 			k.bugHere(record.BugLoop, fmt.Sprintf("infinite loop: thread %d ran %d instructions without reaching a preemption point (%d × the average transition, thesis §3.4.6)",
 				k.curTID(), used, ProgressTriggerFactor), nil)
 			return record.PP{Kind: record.PPEnd, PC: k.cpu.PC}, nil
+		}
+		if used >= probeAt && !k.cfg.ThesisHeuristics && k.txn == nil {
+			// Look for a loop that came back to the same state (spin.go).
+			if k.probe == nil {
+				k.startProbe()
+			}
+			probeAt *= 2
 		}
 		spent := k.cpu.Instret + k.st.work
 		if spent >= k.cfg.MaxInstructions {
@@ -727,6 +773,9 @@ func (k *Kernel) run(start uint64) (record.PP, error) {
 		n := uint64(1 << 62)
 		if used < limit {
 			n = limit - used
+		}
+		if used < probeAt && probeAt-used < n {
+			n = probeAt - used
 		}
 		if b := k.cfg.MaxInstructions - spent; b < n {
 			n = b
@@ -740,6 +789,12 @@ func (k *Kernel) run(start uint64) (record.PP, error) {
 				return pp, nil
 			}
 		case cpu.StopBreakpoint:
+			if p := k.probe; p != nil && p.temp && stop.PC == p.mark.pc {
+				if pp, done := k.probeHit(); done {
+					return pp, nil
+				}
+				continue
+			}
 			if pp, done := k.breakpoint(stop.PC); done {
 				return pp, nil
 			}
@@ -900,10 +955,17 @@ func (k *Kernel) syncEvent(e record.SyncEvent) {
 
 // learnStack notes an access to another thread's stack: the granules it
 // touches are shared, and the owner's own accesses to them matter too.
-func (k *Kernel) learnStack(addr uint64, size uint8) {
+func (k *Kernel) learnStack(addr uint64, size uint8, write bool) {
 	for i := range k.st.threads {
 		u := &k.st.threads[i]
 		if i != k.st.cur && addr >= u.stackLo && addr < u.stackHi {
+			if write {
+				// What decides its loop lives on that stack.
+				u.spinDirty = true
+				if u.spinning {
+					k.unblock(u)
+				}
+			}
 			k.learned[addr&^7] = true
 			k.learned[(addr+uint64(size)-1)&^7] = true
 			return
@@ -991,12 +1053,24 @@ func (k *Kernel) Access(addr uint64, size uint8, f cpu.AccessFlags, pc uint64) {
 	}
 	if addr >= t.stackLo && addr < t.stackHi {
 		if k.private(t, addr, size, pc) {
-			return
+			return // a spin window compares the thread's stack as a whole
 		}
 	} else {
-		k.learnStack(addr, size)
+		k.learnStack(addr, size, write)
 	}
-	if write && k.st.hblocked > 0 {
+	changed := write && f&cpu.AccChanged != 0
+	if changed {
+		t.spinDirty = true
+		if k.probe != nil {
+			k.probe.dirty = true
+		}
+	}
+	if k.probe != nil {
+		k.probe.note(addr, size)
+	}
+	if write && k.st.hblocked > 0 && (changed || k.cfg.ThesisHeuristics) {
+		// Under the spin-loop rule a write that changes nothing wakes no
+		// one: the spinner would repeat its iteration exactly.
 		k.wakeWaiters(addr, uint64(size))
 	}
 	a := record.Access{Addr: addr, Size: size, Write: write, Atomic: atomic, PC: pc, Sync: uint32(len(k.tr.Sync)),

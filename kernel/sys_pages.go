@@ -41,6 +41,7 @@ func sysRemovePages(k *Kernel, a args) (uint64, control) {
 			continue
 		}
 		k.mem.Unmap(r.base, r.size)
+		k.wakeRange(r.base, r.size) // a spinner reading them would now fault
 		k.st.regions = append(k.st.regions[:i:i], k.st.regions[i+1:]...)
 		rm := k.st.removed
 		if len(rm) >= 64 {

@@ -205,23 +205,39 @@ func (k *Kernel) timeOut() bool {
 }
 
 // sysAssumeFalse implements __VERIFIER_assume(0): the path is
-// infeasible, the thread waits for good.
+// infeasible, the thread waits for good. The other threads go on (as in
+// Nidhugg and GenMC: the execution stays a maximal one, and a bug they
+// reach is reached in a feasible execution too, with the assume moved
+// after it), and the execution ends blocked (Blocked).
 func sysAssumeFalse(k *Kernel, a args) (uint64, control) {
 	return k.wait(waitAssume, 0, true)
 }
 
-// infeasible ends the execution normally when no thread can run and one
-// is stopped by __VERIFIER_assume(0): the path is not a real one, and not
-// a deadlock. It reports whether it did.
+// infeasible ends the execution when no thread can run and one is
+// stopped by __VERIFIER_assume(0): the path is not a real one, and not a
+// deadlock. It reports whether it did.
 func (k *Kernel) infeasible() bool {
+	if k.assumeStopped() {
+		k.endProcess(k.st.status)
+		return true
+	}
+	return false
+}
+
+// assumeStopped reports whether a thread is stopped by
+// __VERIFIER_assume(0).
+func (k *Kernel) assumeStopped() bool {
 	for i := range k.st.threads {
 		if t := &k.st.threads[i]; t.state == stWaiting && t.waitKind == waitAssume {
-			k.endProcess(k.st.status)
 			return true
 		}
 	}
 	return false
 }
+
+// Blocked implements record.Blocker: the execution ended without a bug
+// with a thread stopped by __VERIFIER_assume(0).
+func (k *Kernel) Blocked() bool { return k.st.ended && k.st.bug == nil && k.assumeStopped() }
 
 func (k *Kernel) pthread(tid record.TID) *pthreadRec {
 	for i := range k.st.pthreads {

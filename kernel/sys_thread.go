@@ -110,14 +110,45 @@ func sysSetStatus(k *Kernel, a args) (uint64, control) {
 }
 
 // sysExit implements exit(status), exit_group and task_vanish(status): the
-// whole process ends.
+// whole process ends. With Config.WaitForThreads, the exit that ends
+// main's return (crt0 calls exit with main's result) ends the main thread
+// only, with that status for the process.
 func sysExit(k *Kernel, a args) (uint64, control) {
+	if k.cfg.WaitForThreads && k.mainReturned() {
+		k.st.status = int(a.int(0))
+		return sysVanish(k, a)
+	}
+	k.killOthers()
 	k.endProcess(int(a.int(0)))
 	return 0, ctlEnd
 }
 
+// mainReturned reports whether the exit being served is crt0's, after
+// main returned: the function that called exit is the program's entry
+// point (_start), not main or another function of the program.
+func (k *Kernel) mainReturned() bool {
+	st := k.stackAt(k.cpu.PC - 4)
+	if len(st) < 2 {
+		return false
+	}
+	name, _, ok := k.syms.FuncAt(st[1] - 4)
+	entry, _, eok := k.syms.FuncAt(k.img.Entry)
+	return ok && eok && name == entry
+}
+
+// killOthers records, in a program that ever had a second thread, that the
+// current thread ends the program: the others alive run no more, and the
+// exit is dependent with every step of another thread (package dpor: run
+// before them, it cuts them off).
+func (k *Kernel) killOthers() {
+	if k.st.nextTID > 2 {
+		k.syncEvent(record.SyncEvent{Kind: record.SyncKill, Arg: uint64(len(k.st.threads) - 1)})
+	}
+}
+
 // sysHalt implements halt(): the process ends with status 0.
 func sysHalt(k *Kernel, a args) (uint64, control) {
+	k.killOthers()
 	k.endProcess(0)
 	return 0, ctlEnd
 }

@@ -39,58 +39,61 @@ type sysEntry struct {
 	// sync: a pthread call, preceded by a PP (syncCall) and, with
 	// EveryAccess, its transition's one event.
 	sync bool
+	// exit: the call ends the process; with other threads alive it is
+	// preceded by a PP as a sync call is.
+	exit bool
 }
 
 // syscalls is the system-call table (gVisor style: the table is data).
 var syscalls = map[uint64]sysEntry{
-	SysWrite:        {"write", sysWrite, false, false},
-	SysExit:         {"exit", sysExit, true, false},
-	SysExitGroup:    {"exit_group", sysExit, true, false},
-	SysGettid:       {"gettid", sysGettid, false, false},
-	SysYield:        {"yield", sysYield, true, false},
-	SysDeschedule:   {"deschedule", sysDeschedule, true, false},
-	SysMakeRunnable: {"make_runnable", sysMakeRunnable, true, false},
-	SysGetTicks:     {"get_ticks", sysGetTicks, false, false},
-	SysSleep:        {"sleep", sysSleep, true, false},
-	SysThreadFork:   {"thread_fork", sysThreadFork, true, false},
-	SysThreadCreate: {"thread_create", sysThreadCreate, true, false},
-	SysVanish:       {"vanish", sysVanish, true, false},
-	SysSetStatus:    {"set_status", sysSetStatus, false, false},
-	SysTaskVanish:   {"task_vanish", sysExit, true, false},
-	SysNewPages:     {"new_pages", sysNewPages, false, false},
-	SysRemovePages:  {"remove_pages", sysRemovePages, false, false},
-	SysPrint:        {"print", sysPrint, false, false},
-	SysPanic:        {"panic", sysPanic, false, false},
-	SysHalt:         {"halt", sysHalt, true, false},
-	SysMalloc:       {"malloc", sysMalloc, false, false},
-	SysCalloc:       {"calloc", sysCalloc, false, false},
-	SysRealloc:      {"realloc", sysRealloc, false, false},
-	SysFree:         {"free", sysFree, false, false},
-	SysPreempt:      {"tell_landslide_preempt", sysPreempt, true, false},
-	SysDumpStack:    {"tell_landslide_dump_stack", sysDumpStack, false, false},
-	SysXbegin:       {"_xbegin", sysXbegin, true, false},
-	SysXend:         {"_xend", sysXend, true, false},
-	SysXabort:       {"_xabort", sysXabort, false, false},
-	SysXtest:        {"_xtest", sysXtest, false, false},
+	SysWrite:        {"write", sysWrite, false, false, false},
+	SysExit:         {"exit", sysExit, true, false, true},
+	SysExitGroup:    {"exit_group", sysExit, true, false, true},
+	SysGettid:       {"gettid", sysGettid, false, false, false},
+	SysYield:        {"yield", sysYield, true, false, false},
+	SysDeschedule:   {"deschedule", sysDeschedule, true, false, false},
+	SysMakeRunnable: {"make_runnable", sysMakeRunnable, true, false, false},
+	SysGetTicks:     {"get_ticks", sysGetTicks, false, false, false},
+	SysSleep:        {"sleep", sysSleep, true, false, false},
+	SysThreadFork:   {"thread_fork", sysThreadFork, true, false, false},
+	SysThreadCreate: {"thread_create", sysThreadCreate, true, false, false},
+	SysVanish:       {"vanish", sysVanish, true, false, false},
+	SysSetStatus:    {"set_status", sysSetStatus, false, false, false},
+	SysTaskVanish:   {"task_vanish", sysExit, true, false, true},
+	SysNewPages:     {"new_pages", sysNewPages, false, false, false},
+	SysRemovePages:  {"remove_pages", sysRemovePages, false, false, false},
+	SysPrint:        {"print", sysPrint, false, false, false},
+	SysPanic:        {"panic", sysPanic, false, false, false},
+	SysHalt:         {"halt", sysHalt, true, false, true},
+	SysMalloc:       {"malloc", sysMalloc, false, false, false},
+	SysCalloc:       {"calloc", sysCalloc, false, false, false},
+	SysRealloc:      {"realloc", sysRealloc, false, false, false},
+	SysFree:         {"free", sysFree, false, false, false},
+	SysPreempt:      {"tell_landslide_preempt", sysPreempt, true, false, false},
+	SysDumpStack:    {"tell_landslide_dump_stack", sysDumpStack, false, false, false},
+	SysXbegin:       {"_xbegin", sysXbegin, true, false, false},
+	SysXend:         {"_xend", sysXend, true, false, false},
+	SysXabort:       {"_xabort", sysXabort, false, false, false},
+	SysXtest:        {"_xtest", sysXtest, false, false, false},
 
-	SysPthreadCreate: {"pthread_create", sysPthreadCreate, true, true},
-	SysPthreadExit:   {"pthread_exit", sysPthreadExit, true, true},
-	SysPthreadJoin:   {"pthread_join", sysPthreadJoin, true, true},
-	SysPthreadDetach: {"pthread_detach", sysPthreadDetach, false, true},
-	SysMutexLock:     {"pthread_mutex_lock", sysMutexLock, true, true},
-	SysMutexTrylock:  {"pthread_mutex_trylock", sysMutexTrylock, false, true},
-	SysMutexUnlock:   {"pthread_mutex_unlock", sysMutexUnlock, false, true},
-	SysMutexDestroy:  {"pthread_mutex_destroy", sysMutexDestroy, false, true},
-	SysCondWait:      {"pthread_cond_wait", sysCondWait, true, true},
-	SysCondTimedwait: {"pthread_cond_timedwait", sysCondTimedwait, true, true},
-	SysCondSignal:    {"pthread_cond_signal", sysCondSignal, false, true},
-	SysCondBroadcast: {"pthread_cond_broadcast", sysCondBroadcast, false, true},
-	SysAssumeFalse:   {"__VERIFIER_assume", sysAssumeFalse, true, false},
-	SysNondet:        {"__VERIFIER_nondet", sysNondet, true, false},
-	SysLineupCall:    {"lineup_call", sysLineupCall, false, false},
-	SysLineupReturn:  {"lineup_return", sysLineupReturn, true, false},
-	SysLineupMode:    {"lineup_sequential", sysLineupMode, false, false},
-	SysAwait:         {"await_eq", sysAwait, true, true},
+	SysPthreadCreate: {"pthread_create", sysPthreadCreate, true, true, false},
+	SysPthreadExit:   {"pthread_exit", sysPthreadExit, true, true, false},
+	SysPthreadJoin:   {"pthread_join", sysPthreadJoin, true, true, false},
+	SysPthreadDetach: {"pthread_detach", sysPthreadDetach, false, true, false},
+	SysMutexLock:     {"pthread_mutex_lock", sysMutexLock, true, true, false},
+	SysMutexTrylock:  {"pthread_mutex_trylock", sysMutexTrylock, false, true, false},
+	SysMutexUnlock:   {"pthread_mutex_unlock", sysMutexUnlock, false, true, false},
+	SysMutexDestroy:  {"pthread_mutex_destroy", sysMutexDestroy, false, true, false},
+	SysCondWait:      {"pthread_cond_wait", sysCondWait, true, true, false},
+	SysCondTimedwait: {"pthread_cond_timedwait", sysCondTimedwait, true, true, false},
+	SysCondSignal:    {"pthread_cond_signal", sysCondSignal, false, true, false},
+	SysCondBroadcast: {"pthread_cond_broadcast", sysCondBroadcast, false, true, false},
+	SysAssumeFalse:   {"__VERIFIER_assume", sysAssumeFalse, true, false, false},
+	SysNondet:        {"__VERIFIER_nondet", sysNondet, true, false, false},
+	SysLineupCall:    {"lineup_call", sysLineupCall, false, false, false},
+	SysLineupReturn:  {"lineup_return", sysLineupReturn, true, false, false},
+	SysLineupMode:    {"lineup_sequential", sysLineupMode, false, false, false},
+	SysAwait:         {"await_eq", sysAwait, true, true, false},
 }
 
 // SyscallName names a system-call number ("" if unknown).
@@ -124,10 +127,26 @@ func (k *Kernel) call(pc, num uint64, e sysEntry, ret uint64) (record.PP, bool) 
 		k.selfAbort(k.abortStatus(record.XabortCapacity))
 		return record.PP{}, false
 	}
+	if t := k.cur(); t != nil && !spinPure(num) {
+		t.spinDirty = true // a system call is progress (spin.go)
+	}
 	if num == SysNondet {
 		if pp, stop := k.nondetCall(pc, e.name); stop {
 			return pp, true
 		}
+	}
+	if e.exit && k.st.nextTID > 2 {
+		// A process exit ends the threads still alive: it is an event of
+		// its own, after which nothing of theirs runs, so it gets a PP
+		// before it (mandatory: no filter applies). In every program
+		// that ever had a second thread, whether or not one is left when
+		// the thread reaches the call: an exit that other threads' steps
+		// can be ordered around must be the same transition whatever
+		// they did (the same Mazurkiewicz trace).
+		if pp, stop := k.stopBefore(pc, record.PPExitCall, e.name); stop {
+			return pp, true
+		}
+		k.evented = true
 	}
 	if e.sync {
 		if pp, stop := k.syncCall(pc, e.name); stop {

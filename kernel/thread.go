@@ -57,6 +57,14 @@ type thread struct {
 	// avoidance). The slice is replaced, never written in place.
 	hblocked bool
 	wait     []waitRange
+	// spinning: hblocked by the spin-loop rule (spin.go) at spinPC.
+	spinning bool
+	spinPC   uint64
+	// spin is the thread's spin window (spin.go), newest state first;
+	// spinDirty: its transition in progress changed shared memory, or it
+	// was woken, so the window starts over at its next PP.
+	spin      *spinNode
+	spinDirty bool
 	// waitMutex: blocked by a yield inside mutex_lock(waitMutex), until
 	// some thread returns from mutex_unlock of it.
 	waitMutex uint64

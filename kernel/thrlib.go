@@ -48,9 +48,9 @@ var thrCalls = map[record.SyncFunc]struct {
 	num uint64
 	e   sysEntry
 }{
-	record.ThrCreate: {SysPthreadCreate, sysEntry{"thr_create", thrCreate, true, true}},
-	record.ThrJoin:   {SysPthreadJoin, sysEntry{"thr_join", thrJoin, true, true}},
-	record.ThrExit:   {SysPthreadExit, sysEntry{"thr_exit", sysPthreadExit, true, true}},
+	record.ThrCreate: {SysPthreadCreate, sysEntry{"thr_create", thrCreate, true, true, false}},
+	record.ThrJoin:   {SysPthreadJoin, sysEntry{"thr_join", thrJoin, true, true, false}},
+	record.ThrExit:   {SysPthreadExit, sysEntry{"thr_exit", sysPthreadExit, true, true, false}},
 }
 
 // modelThreads arms the modelled functions (New, with ModelThreads).

@@ -243,6 +243,12 @@ func New(opt Options, syncPPs []string) *Sched {
 		s.add(all, !opt.Control, "seed (maximal)")
 		return s
 	}
+	if len(syncPPs) == 0 {
+		// No sync functions (a POSIX program: its pthread calls are PPs
+		// of every set): { } is the maximal seed.
+		s.add(Set{}, true, "seed (maximal)")
+		return s
+	}
 	s.add(Set{}, false, "seed")
 	if len(syncPPs) > 1 {
 		for _, id := range all.IDs() {

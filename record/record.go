@@ -65,10 +65,19 @@ const (
 	// whose value the choice that ran the transition chose (its
 	// Choice.Value, an index in the declared domain; see Valuer).
 	PPNondet
+	// PPSpin: the thread came back to a state it was in within the
+	// transition with nothing changed (a spin loop with no PP in it):
+	// it waits, at that instruction, for another thread to write what it
+	// reads (kernel's spin.go).
+	PPSpin
+	// PPExitCall: the thread is about to end the program (exit) in a
+	// program with other threads: a PP of its own, as the end cuts off
+	// those still alive (kernel's table.go).
+	PPExitCall
 )
 
 var ppNames = [...]string{"none", "yield", "deschedule", "thread_create", "thread_exit",
-	"make_runnable", "sleep", "sync_function", "data_race", "annotation", "end", "xbegin", "xend", "access", "nondet"}
+	"make_runnable", "sleep", "sync_function", "data_race", "annotation", "end", "xbegin", "xend", "access", "nondet", "spin", "exit"}
 
 func (k PPKind) String() string {
 	if int(k) < len(ppNames) {
@@ -156,6 +165,11 @@ const (
 	// SyncFence: a C11 fence (atomic_thread_fence) that is not part of an
 	// atomic access's mapping; Arg holds FenceAcquire and/or FenceRelease.
 	SyncFence
+	// SyncKill: the thread ended the program (exit) with Arg other
+	// threads alive, which run no more. The transition is dependent with
+	// every transition of another thread (run before them, it would cut
+	// them off), even when Arg is 0.
+	SyncKill
 )
 
 // SyncFence arguments.
@@ -165,7 +179,7 @@ const (
 )
 
 var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "output",
-	"txn_begin", "txn_end", "txn_abort", "join", "nondet", "op_call", "op_return", "fence"}
+	"txn_begin", "txn_end", "txn_abort", "join", "nondet", "op_call", "op_return", "fence", "kill"}
 
 func (k SyncKind) String() string {
 	if int(k) < len(syncNames) {
@@ -360,6 +374,15 @@ type Machine interface {
 // which a thread that never ran its lock cannot reveal otherwise.
 type LockWaiter interface {
 	LockWait(t TID) (lock uint64, ok bool)
+}
+
+// Blocker is an optional interface of a Machine: Blocked says whether the
+// execution, which has ended without a bug, was infeasible (a thread was
+// stopped by __VERIFIER_assume(0)): it is counted apart from the
+// interleavings, as Nidhugg and GenMC count assume-blocked executions,
+// and its end state is no state of the program.
+type Blocker interface {
+	Blocked() bool
 }
 
 // XbeginWaiter is an optional interface of a Machine with transactions:

@@ -106,6 +106,22 @@ func SyncEventText(e record.SyncEvent) string {
 		return fmt.Sprintf("call %s(%d) began", e.Op, int64(e.Arg))
 	case record.SyncOpReturn:
 		return fmt.Sprintf("call %s returned %d", e.Op, int64(e.Arg))
+	case record.SyncKill:
+		switch e.Arg {
+		case 0:
+			return "ended the program (no other thread was left)"
+		case 1:
+			return "ended the program: 1 other thread ran no more"
+		}
+		return fmt.Sprintf("ended the program: %d other threads ran no more", e.Arg)
+	case record.SyncFence:
+		switch e.Arg {
+		case record.FenceAcquire:
+			return "acquire fence"
+		case record.FenceRelease:
+			return "release fence"
+		}
+		return "fence"
 	}
 	s := e.Kind.String()
 	if e.Func != record.NoSyncFunc {
@@ -295,6 +311,8 @@ func SyncEventTrace(e record.SyncEvent) string {
 		return fmt.Sprintf("op_call %s(%d)", e.Op, int64(e.Arg))
 	case record.SyncOpReturn:
 		return fmt.Sprintf("op_return %s → %d", e.Op, int64(e.Arg))
+	case record.SyncKill:
+		return fmt.Sprintf("kill (%d other threads alive)", e.Arg)
 	}
 	return e.Kind.String()
 }

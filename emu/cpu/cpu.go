@@ -186,7 +186,7 @@ func (c *CPU) ResumeFromBreakpoint() { c.resume = true }
 func (c *CPU) CancelResume() { c.resume = false }
 
 // SetBreakpoint makes Run stop before executing the instruction at pc.
-// Breakpoints are never removed: the kernel decides what a hit means.
+// The kernel decides what a hit means.
 func (c *CPU) SetBreakpoint(pc uint64) {
 	if c.bps[pc] {
 		return
@@ -195,6 +195,20 @@ func (c *CPU) SetBreakpoint(pc uint64) {
 	for _, cp := range c.codes {
 		if cp.vpn == pc>>mem.PageShift {
 			cp.insts[(pc&mem.PageMask)>>2].Brk = true
+		}
+	}
+}
+
+// ClearBreakpoint removes the breakpoint at pc (a temporary one: the
+// kernel's spin probe).
+func (c *CPU) ClearBreakpoint(pc uint64) {
+	if !c.bps[pc] {
+		return
+	}
+	delete(c.bps, pc)
+	for _, cp := range c.codes {
+		if cp.vpn == pc>>mem.PageShift {
+			cp.insts[(pc&mem.PageMask)>>2].Brk = false
 		}
 	}
 }
