@@ -97,3 +97,30 @@ func TestSpinLoopsAgainstBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestThesisHeuristicsDropOutcomes: late_write's reader makes 25 atomic
+// loads and its writer one store, so the store can come before any load
+// or after all of them: 26 outcomes, which the spin-loop rule (the
+// default) keeps, every one of them. The thesis's xchg-loop heuristic
+// blocks the reader after 20 atomics until a write: the outcomes where
+// the write comes after the 20th load are gone, which is why it runs only
+// with ThesisHeuristics.
+func TestThesisHeuristicsDropOutcomes(t *testing.T) {
+	_, img := image(t, "posix/late_write")
+	for _, thesis := range []bool{false, true} {
+		kc := kernel.Config{Args: []string{"late_write", "25"}, EveryAccess: true, MaxPPs: kernel.TooDeepPreemptEverywhere, ThesisHeuristics: thesis}
+		res, got := explored(t, img, kc, dpor.Options{})
+		var want []string
+		last := 25
+		if thesis {
+			last = 20
+		}
+		for i := 0; i <= last; i++ {
+			want = append(want, fmt.Sprintf("exit 0: %q", fmt.Sprintf("seen at %d\n", i)))
+		}
+		slices.Sort(want)
+		if !res.Complete || !slices.Equal(keys(got), want) {
+			t.Errorf("thesis heuristics %v: complete %v, outcomes\n%v\nwant\n%v", thesis, res.Complete, keys(got), want)
+		}
+	}
+}
