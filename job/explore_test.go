@@ -160,6 +160,11 @@ func TestSoundnessBruteForce(t *testing.T) {
 	var progs []program
 	for _, name := range names {
 		progs = append(progs, program{name, kernel.Config{}})
+		if name == "small/no_join" {
+			// And with every shared access a PP: each read and write of x
+			// and each output is an event the exit can cut off.
+			progs = append(progs, program{name, kernel.Config{EveryAccess: true, MaxPPs: kernel.TooDeepPreemptEverywhere}})
+		}
 		if name == "small/posix_locked" {
 			// And with every shared access a PP (318,547 interleavings
 			// to enumerate; the reductions but ICB and dpor without
