@@ -368,7 +368,15 @@ func enrich(t testing.TB, k *Kernel) {
 	}
 	k.block(others[0], []waitRange{{0x1000, 0x1008}, {HeapBase, HeapBase + 4}})
 	others[0].yields, others[0].atomics = TooManyYields, 3
+	others[0].spinning, others[0].spinPC = true, 0x10040
 	others[1].state, others[1].wake = stSleeping, k.now()+3
+	// A spin window of two states, the newer one after a transition that
+	// touched two locations.
+	old := &spinNode{depth: 1, st: spinState{pc: 0x10010, flags: spinAtBreak, stack: []byte{1, 2, 3}}}
+	old.st.regs[2] = 0x7000
+	others[1].spin = &spinNode{prev: old, depth: 2, st: spinState{pc: 0x10020, stack: []byte{1, 2, 4}},
+		locs: []spinLoc{{addr: 0x1000, size: 4, val: 7}, {addr: HeapBase, size: 8, val: 1 << 40}}}
+	others[1].spinDirty = true
 }
 
 // TestCheckpointEnriched: the round trip of state the fixtures do not
@@ -386,7 +394,7 @@ func TestCheckpointEnriched(t *testing.T) {
 	sn := k.Snapshot().(*snapshot)
 	seen := features{}
 	seen.note(&sn.st)
-	for _, f := range []string{"wait ranges", "yield counter", "quarantine", "free lists of two sizes", "reused slot", "output list"} {
+	for _, f := range []string{"wait ranges", "yield counter", "quarantine", "free lists of two sizes", "reused slot", "output list", "spin locations", "spinning"} {
 		if seen[f] == 0 {
 			t.Errorf("enrich did not make %s", f)
 		}

@@ -112,6 +112,17 @@ func FuzzDecodeRecords(f *testing.F) {
 	e := &enc{}
 	encBranches(e, synthBranches(r, 1, 2, 2, 3))
 	f.Add(byte(0), e.b)
+	// Accesses with their C11 order (the access table's order byte) and
+	// fences.
+	ordered := synthBranches(r, 3, 1, 1, 4)
+	for i, a := range ordered[0].Transitions[0].Accesses {
+		a.Atomic, a.Acquire, a.Release = true, i&1 != 0, i&2 != 0
+		ordered[0].Transitions[0].Accesses[i] = a
+	}
+	ordered[0].Transitions[0].Sync = append(ordered[0].Transitions[0].Sync, record.SyncEvent{Kind: record.SyncFence, Arg: record.FenceAcquire | record.FenceRelease})
+	e = &enc{}
+	encBranches(e, ordered)
+	f.Add(byte(0), e.b)
 	f.Add(byte(1), encodeTrace(synthTrace(r, "0123456789ab", 1, 2, 2)))
 	f.Add(byte(2), encodeRace(synthRace("0123456789ab", 1, 5, 6, 2)))
 	f.Add(byte(3), encodeCheckpoint(&storedCheckpoint{Machine: "m", Depth: 2, State: []byte("x"),
