@@ -4,15 +4,20 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"landslide/dpor"
 	"landslide/emu/elfsym"
 	"landslide/job"
+	"landslide/kernel"
+	"landslide/linearize"
 	"landslide/quicksand"
 	"landslide/race"
+	"landslide/record"
 	"landslide/report"
 	"landslide/store"
 )
@@ -165,6 +170,10 @@ type qsRunner struct {
 	// explorations wait in memory for the scheduler to resume them.
 	parked map[int]*parkedJob
 	cpu0   time.Duration
+	// sigs are the signatures of the bugs of the run so far, this
+	// process's and, resumed, the stored ones: a walk's bug with one of
+	// them is no job of its own.
+	sigs map[string]bool
 }
 
 func (q *qsRunner) execute(ctx context.Context) (*QuicksandResult, error) {
@@ -172,10 +181,16 @@ func (q *qsRunner) execute(ctx context.Context) (*QuicksandResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	q.syms, q.bugs, q.parked = img.Symbols, map[int]*QuicksandBug{}, map[int]*parkedJob{}
+	q.syms, q.bugs, q.parked, q.sigs = img.Symbols, map[int]*QuicksandBug{}, map[int]*parkedJob{}, map[string]bool{}
+	if q.cfg.Resume != nil {
+		for _, sig := range q.storedSignatures() {
+			q.sigs[sig] = true
+		}
+	}
 	q.cpu0 = processCPU()
 	c := q.cfg
 	c.Runner = q.runJob
+	c.Walker = q.walk
 	c.CPU = func() time.Duration { return processCPU() - q.cpu0 }
 	c.Interval, c.OnReport, c.OnRace = q.hooks.Interval, q.hooks.OnReport, q.hooks.OnRace
 	res, err := quicksand.Run(ctx, c)
@@ -210,7 +225,7 @@ func (q *qsRunner) result(res *quicksand.Result) *QuicksandResult {
 				b.Signature = sig
 			}
 		}
-		b.PPSet = s.Reg.Describe(j.Set)
+		b.PPSet = s.JobPPs(j)
 		b.FoundAt = time.Duration(j.FoundAt)
 		if seen[b.Signature] {
 			continue
@@ -319,7 +334,8 @@ func (q *qsRunner) explore(ctx context.Context, spec quicksand.JobSpec, ctl quic
 		cfg.Kernel.DataRacePCs = spec.DataRacePCs
 	}
 	cfg.Control = func(st job.Step) bool {
-		d := ctl.Step(quicksand.Step{Interleavings: st.Interleavings, Estimate: st.Estimate, Races: q.races(st.Races)})
+		races := append(q.races(st.Races, false), q.races(st.Conflicts, true)...)
+		d := ctl.Step(quicksand.Step{Interleavings: st.Interleavings, Estimate: st.Estimate, Races: races})
 		if q.hooks.OnStep != nil {
 			q.hooks.OnStep(spec.ID, st)
 		}
@@ -358,16 +374,124 @@ func (q *qsRunner) explore(ctx context.Context, spec quicksand.JobSpec, ctl quic
 	}
 	out := outcome(res)
 	if res.Trace != nil {
+		relabel(res.Trace, spec.AtomicPCs)
 		res.Trace.Races = ReportRaces(res.Races) // the failing job's candidates
 		q.mu.Lock()
 		b := &QuicksandBug{Job: spec.ID, Message: out.Bug, Trace: res.Trace, PPSet: strings.Join(res.PPSet, ", ")}
 		if res.Bug != nil {
 			_, b.Signature = job.Signature(q.syms, res.Bug)
 		}
-		q.bugs[spec.ID] = b
+		q.bugs[spec.ID], q.sigs[b.Signature] = b, true
 		q.mu.Unlock()
 	}
 	return out, nil
+}
+
+// walk is the quicksand.Walker: one slice of PCT walks, as `explore
+// --strategy pct --seed S --depth d` over the slice's PP set, its bug
+// reported (and stored) as a job's.
+func (q *qsRunner) walk(ctx context.Context, spec quicksand.WalkSpec, ctl quicksand.WalkControl) (int, error) {
+	cfg := q.base
+	cfg.Kernel.SyncPPs = spec.SyncPPs
+	cfg.Kernel.SharedStack = spec.SharedStack
+	cfg.Kernel.DataRacePCs = spec.DataRacePCs
+	cfg.PreemptEverywhere = false
+	cfg.Spec.Spec = WalkStrategy(cfg.Spec.Spec, spec.Seed, spec.Depth)
+	cfg.Budget = 0
+	cfg.Control = func(st job.Step) bool { return ctl.Walk(st.Interleavings) }
+	res, err := job.Run(ctx, cfg)
+	if err != nil {
+		return 0, err
+	}
+	if res.Bug == nil || res.Trace == nil {
+		return res.Executed, nil
+	}
+	relabel(res.Trace, spec.AtomicPCs)
+	_, sig := job.Signature(q.syms, res.Bug)
+	q.mu.Lock()
+	known := q.sigs[sig]
+	q.mu.Unlock()
+	if known {
+		return res.Executed, nil // found before (by a walk or a job): not a job of its own again
+	}
+	msg := outcome(res).Bug
+	id, state := ctl.Bug(res.Executed, msg)
+	b := &QuicksandBug{Job: id, Message: msg, Trace: res.Trace, PPSet: strings.Join(res.PPSet, ", "), Signature: sig}
+	q.mu.Lock()
+	q.bugs[id], q.sigs[sig] = b, true
+	q.mu.Unlock()
+	if q.rec.Store != nil {
+		if err := q.storeWalkBug(id, state, cfg.Spec, res, b.Signature); err != nil {
+			return res.Executed, err
+		}
+	}
+	if q.hooks.OnJobDone != nil {
+		q.hooks.OnJobDone(id) // the walk's job has ended (and committed)
+	}
+	return res.Executed, nil
+}
+
+// WalkStrategy is s with Quicksand's PCT walks as its strategy: dpor's
+// "pct" with the slice's seed and depth, and none of the other
+// strategies' parameters (the transactional-memory settings stay).
+func WalkStrategy(s dpor.Spec, seed uint64, depth int) dpor.Spec {
+	w := dpor.Spec{Strategy: "pct", Seed: seed, Depth: depth, NoDepthHeuristic: s.NoDepthHeuristic,
+		AbortCodes: s.AbortCodes, STM: s.STM, WeakAtomicity: s.WeakAtomicity}
+	return w
+}
+
+// storeWalkBug commits a walk's bug as job id of the run: the job (its
+// spec, the walk's PP set), the failing interleaving and the bug, with
+// the scheduler's state that has the job, so that show, bugs and replay
+// find it as they find a job's.
+func (q *qsRunner) storeWalkBug(id int, state []byte, spec job.Spec, res *job.Result, sig string) error {
+	js, err := job.EncodeSpec(spec)
+	if err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	runID := q.run.ID
+	br := res.BugBranch
+	tr := &store.TraceRecord{Run: runID, Job: id, ID: 1, Kind: "bug", Choices: slices.Clone(br.Choices),
+		Transitions: slices.Clone(br.Transitions), Preempted: slices.Clone(br.Preempted)}
+	for i := range br.Transitions {
+		tr.Hashes = append(tr.Hashes, record.Hash(br.Transitions[i:i+1]))
+	}
+	bug := &store.BugRecord{Run: runID, Job: id, Trace: tr.ID, Kind: br.Bug.Kind, Message: br.Bug.Message,
+		Thread: br.Bug.Thread, PC: br.Bug.PC, Signature: sig}
+	bug.Funcs, _ = job.Signature(q.syms, br.Bug)
+	jb := &store.Job{Run: runID, ID: id, PPSet: res.PPSet, Status: store.StatusBug, Interleavings: res.Interleavings,
+		Executed: res.Executed, Transitions: res.Transitions, Elapsed: int64(res.Elapsed), Commits: 1, Spec: js,
+		Semantics: kernel.Semantics, Lineup: linearize.Revision}
+	q.run.State = state
+	q.run.Status, q.run.Message = store.StatusRunning, "quicksand running"
+	r := *q.run
+	c := &store.Commit{Run: &r, Job: jb, Traces: []*store.TraceRecord{tr}, Bugs: []*store.BugRecord{bug}, Flush: true}
+	return q.rec.storeErr(q.rec.Store.Commit(c))
+}
+
+// relabel names the PPs at atomic conflicts (pcs) as such in a bug's
+// report, which the job describes as data-race PPs (a PP at an
+// instruction is one kind to the machine): its PP set and the label of
+// the transitions they ended.
+func relabel(t *report.Trace, pcs []uint64) {
+	if len(pcs) == 0 {
+		return
+	}
+	for i, s := range t.PPSet {
+		for _, pc := range pcs {
+			if p := fmt.Sprintf("data race at 0x%08x", pc); strings.HasPrefix(s, p) {
+				t.PPSet[i] = "atomic conflict at" + strings.TrimPrefix(s, "data race at")
+			}
+		}
+	}
+	for i := range t.Steps {
+		st := &t.Steps[i]
+		if st.PPKind == record.PPDataRace.String() && len(st.Stack) > 0 && slices.Contains(pcs, st.Stack[0].PC) {
+			st.PP = "atomic conflict"
+		}
+	}
 }
 
 func outcome(res *job.Result) *quicksand.Outcome {
@@ -384,9 +508,10 @@ func outcome(res *job.Result) *quicksand.Outcome {
 	return out
 }
 
-// races converts a job's new or reclassified candidates, the access that
-// ran first as A, leaving out those no PP could ever reach.
-func (q *qsRunner) races(cs []*race.Candidate) []quicksand.Race {
+// races converts a job's new or reclassified candidates (atomic: its
+// atomic conflicts), the access that ran first as A, leaving out those no
+// PP could ever reach.
+func (q *qsRunner) races(cs []*race.Candidate, atomic bool) []quicksand.Race {
 	var out []quicksand.Race
 	for _, c := range cs {
 		a, b := c.A, c.B
@@ -401,7 +526,7 @@ func (q *qsRunner) races(cs []*race.Candidate) []quicksand.Race {
 			// Under weak atomicity a transaction's body has PPs, so
 			// both halves of a transactional/non-transactional race
 			// can be preempted (thesis §6.2.4, -W).
-			BothHalves: q.base.Spec.WeakAtomicity && a.Txn != b.Txn})
+			BothHalves: q.base.Spec.WeakAtomicity && a.Txn != b.Txn, Atomic: atomic})
 	}
 	return out
 }

@@ -56,8 +56,21 @@ func finishAndResume(t *testing.T, rec Recording, first *QuicksandResult) *Quick
 // resumed run once gave the message as the signature, so the two
 // processes' results differed and deduplication could count the bug
 // twice).
+//
+// With the PCT walks on (the default), a walk finds fig1's bug first
+// (within the budget the jobs do not reach it): the walk's bug, a job of
+// its own, is stored and resumed the same way; with them off, a job's.
 func TestQuicksandResumeAfterBug(t *testing.T) {
+	for _, walks := range []bool{false, true} {
+		t.Run(fmt.Sprintf("walks=%v", walks), func(t *testing.T) { testResumeAfterBug(t, walks) })
+	}
+}
+
+func testResumeAfterBug(t *testing.T, walks bool) {
 	spec, image := deterministicRef(t, "fig1", 20000)
+	if !walks {
+		spec.Options.WalkShare = -1
+	}
 	want, err := Quicksand(context.Background(), spec, image, Recording{}, QuicksandHooks{})
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +79,9 @@ func TestQuicksandResumeAfterBug(t *testing.T) {
 		t.Fatalf("uninterrupted: %s with %d bugs, want one bug", want.Verdict.Outcome, len(want.Bugs))
 	}
 	wb := want.Bugs[0]
+	if byWalk := want.Sched.Jobs[wb.Job-1].Walk != nil; byWalk != walks {
+		t.Fatalf("uninterrupted: the bug's job %d was found by a walk: %v", wb.Job, byWalk)
+	}
 	if wb.Signature == wb.Message {
 		t.Fatalf("uninterrupted: the signature is the message %q", wb.Message)
 	}

@@ -83,7 +83,7 @@ func exploreVerdict(r *job.Result) Verdict {
 //     never a verification, whatever the other jobs did.
 //   - Total verification (Sched.Verified): Verified.
 //   - Every job ended without a bug and none ran out of budget, but
-//     data-race candidates stayed uncovered (--control, where races add no
+//     data-race candidates or atomic conflicts stayed uncovered (--control, where races add no
 //     PPs; or race PPs a without filter excludes): NoBug, stored as
 //     bounded: no bug in the PP sets explored, not a total verification.
 //   - Interrupted before the end: Interrupted.
@@ -154,28 +154,44 @@ func quicksandOutcome(s *quicksand.Sched, bugs int, interrupted bool) Verdict {
 		}
 		return Verdict{Limit, store.StatusLimit, msg}
 	case s.Verified():
+		covered := "every data-race candidate"
+		if n := len(s.Conflicts); n > 0 {
+			covered += fmt.Sprintf(" and every atomic conflict (%d)", n)
+		}
 		return Verdict{Verified, store.StatusVerified, fmt.Sprintf(
-			"Total verification: the maximal state space %s completed with no bug, and it covered every data-race candidate.", maxSet)}
+			"Total verification: the maximal state space %s completed with no bug, and it covered %s.", maxSet, covered)}
 	case interrupted:
 		return Verdict{Interrupted, store.StatusStopped, fmt.Sprintf("Interrupted: %d of %d jobs complete; the run can be resumed.", complete, len(s.Jobs))}
 	case timedOut == 0 && max != nil && max.Status == quicksand.Complete:
-		n := len(s.UncoveredRaces())
 		why := "their PPs could not be added"
 		if s.Opt.Control {
 			why = "--control never makes them PPs"
 		}
 		return Verdict{NoBug, store.StatusBounded, fmt.Sprintf(
-			"No bug: every state space completed, the maximal one %s included; not a total verification: %d data-race %s stayed uncovered (%s).",
-			maxSet, n, plural(n, "candidate"), why)}
+			"No bug: every state space completed, the maximal one %s included; not a total verification: %s stayed uncovered (%s).",
+			maxSet, uncoveredText(s), why)}
 	}
 	msg := fmt.Sprintf("Budget spent: %d of %d jobs complete, %d timed out; ", complete, len(s.Jobs), timedOut)
 	if max != nil && max.Status == quicksand.Complete {
-		n := len(s.UncoveredRaces())
-		msg += fmt.Sprintf("the maximal state space %s completed, but %d data-race %s stayed uncovered.", maxSet, n, plural(n, "candidate"))
+		msg += fmt.Sprintf("the maximal state space %s completed, but %s stayed uncovered.", maxSet, uncoveredText(s))
 	} else {
 		msg += fmt.Sprintf("the maximal state space %s did not complete.", maxSet)
 	}
 	return Verdict{Budget, store.StatusBudget, msg}
+}
+
+// uncoveredText counts the uncovered data-race candidates, and the
+// atomic conflicts if any: "1 data-race candidate and 2 atomic conflicts".
+func uncoveredText(s *quicksand.Sched) string {
+	n, m := len(s.UncoveredRaces()), len(s.UncoveredConflicts())
+	var parts []string
+	if n > 0 || m == 0 {
+		parts = append(parts, fmt.Sprintf("%d data-race %s", n, plural(n, "candidate")))
+	}
+	if m > 0 {
+		parts = append(parts, fmt.Sprintf("%d atomic %s", m, plural(m, "conflict")))
+	}
+	return strings.Join(parts, " and ")
 }
 
 func plural(n int, s string) string {

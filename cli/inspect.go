@@ -104,7 +104,7 @@ func runDoc(st *store.Store, r *store.Run, full bool) (storedRunJSON, error) {
 		for _, j := range s.Jobs {
 			i, ok := byID[j.ID]
 			if !ok {
-				set := strings.TrimSuffix(strings.TrimPrefix(s.Reg.Describe(j.Set), "{ "), " }")
+				set := strings.TrimSuffix(strings.TrimPrefix(s.JobPPs(j), "{ "), " }")
 				d.Jobs = append(d.Jobs, jobJSON{ID: j.ID, PPSet: []string{set}, Interleavings: j.Interleavings})
 				i = len(d.Jobs) - 1
 			}

@@ -38,6 +38,9 @@ type quicksandFlags struct {
 	firstBug     bool
 	htm          htmFlags
 	noStore      bool
+	walkShare    float64
+	walkDepth    int
+	walkSeed     uint64
 }
 
 // DefaultCPUs is quicksand's -c default: half the cores, at least one.
@@ -72,11 +75,20 @@ covered, CPU time and core saturation.
           status limit, the others go on, and the run verifies nothing
   exit 2  usage or input error, or a store failure
 
+Beyond the thesis: a pair of atomic accesses whose order nothing
+synchronises (an atomic conflict: never a data race) adds jobs as a data
+race does, after every data race, lock and unlock, so that lock-free code
+gets PPs; and --walk-share (one eighth by default) of the run goes to PCT
+walks over the largest PP set known, in slices of seeds --walk-seed,
+--walk-seed+1, ..., a walk's bug reported as a job's (never a
+verification).
+
 --interleaving-budget N counts time in interleavings instead of seconds
-(budget, ETAs and the home stretch): the run then depends on nothing but
-the program, and needs -c 1. Controls: --control (one state space with
-every sync PP: the thesis's -C), with --icb (-I) or --preempt-everywhere
-(-0); --maximal (-M) always explores the maximal state space.`,
+(budget, ETAs and the home stretch, and each walk one): the run then
+depends on nothing but the program, and needs -c 1. Controls: --control
+(one state space with every sync PP: the thesis's -C), with --icb (-I) or
+--preempt-everywhere (-0); --maximal (-M) always explores the maximal
+state space. Neither runs walks.`,
 		Args: atLeast(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runQuicksand(cmd, args[0], args[1:], &f) },
 	}
@@ -96,6 +108,9 @@ every sync PP: the thesis's -C), with --icb (-I) or --preempt-everywhere
 	fl.IntVar(&f.etaThreshold, "eta-threshold", quicksand.DefaultETAThreshold, "never suspend a job before this many interleavings")
 	fl.DurationVar(&f.homeStretch, "home-stretch", quicksand.DefaultHomeStretch, "suspend no job once less than this much budget is left (0: none; with --interleaving-budget the default is none)")
 	fl.BoolVar(&f.firstBug, "first-bug", false, "end the run at the first bug instead of looking for more")
+	fl.Float64Var(&f.walkShare, "walk-share", quicksand.DefaultWalkShare, "share of the run given to PCT walks over the largest PP set known (0: none; not with --control or --maximal)")
+	fl.IntVar(&f.walkDepth, "walk-depth", 3, "the PCT walks' depth d")
+	fl.Uint64Var(&f.walkSeed, "walk-seed", 0, "the PCT walks' first seed (slice k of walks has seed S+k-1)")
 	f.htm.register(fl)
 	fl.BoolVar(&f.noStore, "no-store", false, "do not record the run in the store (it cannot be resumed)")
 	f.output.register(fl)
@@ -129,6 +144,12 @@ func (f *quicksandFlags) check(cmd *cobra.Command) error {
 		return usageErr("--budget and --interval must be positive")
 	case f.etaFactor <= 0 || f.etaThreshold < 0 || f.homeStretch < 0:
 		return usageErr("--eta-factor must be positive, --eta-threshold and --home-stretch at least 0")
+	case f.walkShare < 0 || f.walkShare >= 1:
+		return usageErr("--walk-share must be at least 0 and below 1")
+	case f.walkDepth < 1 || f.walkDepth > 64:
+		return usageErr("--walk-depth must be 1 to 64")
+	case (f.control || f.maximal) && f.walkShare > 0 && cmd.Flags().Changed("walk-share"):
+		return usageErr("--walk-share: --control and --maximal run no PCT walks (they are the thesis's single-state-space modes)")
 	}
 	if info, ok := strategyInfo(f.strategy); ok {
 		switch {
@@ -162,7 +183,10 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 		Base: check.Spec{Program: path, Kernel: pps.Kernel, PreemptEverywhere: f.everywhere, HB: mode, TestingMutexes: pps.TestingMutexes},
 		Options: quicksand.Options{Budget: f.budget, ETAFactor: f.etaFactor, ETAThreshold: f.etaThreshold,
 			HomeStretch: f.homeStretch, Maximal: f.maximal, Control: f.control, FirstBug: f.firstBug,
-			Workers: f.cpus, Deterministic: f.ilBudget > 0}}
+			Workers: f.cpus, Deterministic: f.ilBudget > 0, WalkShare: f.walkShare, WalkDepth: f.walkDepth, WalkSeed: f.walkSeed}}
+	if f.walkShare == 0 {
+		spec.Options.WalkShare = -1 // the flag's 0 is none
+	}
 	if f.strategy != "dpor" {
 		spec.Base.Strategy = f.strategy
 	}
@@ -293,11 +317,14 @@ func (q *qsRun) hooks() check.QuicksandHooks {
 	}
 	h.OnRace = func(s *quicksand.Sched, j *quicksand.Job, id int, r quicksand.Race) {
 		pp := s.Reg.PPs[id]
-		kind := "a racy"
-		if q.hb == check.Limited {
-			kind = "a potentially-racy"
+		kind := "a racy access"
+		switch {
+		case r.Atomic:
+			kind = "an atomic conflict"
+		case q.hb == check.Limited:
+			kind = "a potentially-racy access"
 		}
-		q.status.Line(fmt.Sprintf("Found %s access at 0x%08x in %s (job %d); %d jobs in all", kind, pp.PC, pp.Where, j.ID, len(s.Jobs)))
+		q.status.Line(fmt.Sprintf("Found %s at 0x%08x in %s (job %d); %d jobs in all", kind, pp.PC, pp.Where, j.ID, len(s.Jobs)))
 	}
 	return h
 }
@@ -336,18 +363,23 @@ func (q *qsRun) progress(w io.Writer, s *quicksand.Sched, final bool) {
 			deferred = append(deferred, j)
 			continue
 		}
-		fmt.Fprintf(&b, "[JOB %d] %s\n   PPs: %s\n", j.ID, q.jobLine(j), s.Reg.Describe(j.Set))
+		fmt.Fprintf(&b, "[JOB %d] %s\n   PPs: %s\n", j.ID, q.jobLine(j), s.JobPPs(j))
 	}
 	for i, j := range pending {
 		if i == 4 && len(pending) > 5 {
 			fmt.Fprintf(&b, "And %d more pending jobs should time allow.\n", len(pending)-i)
 			break
 		}
-		fmt.Fprintf(&b, "[JOB %d] Pending...\n   PPs: %s\n", j.ID, s.Reg.Describe(j.Set))
+		fmt.Fprintf(&b, "[JOB %d] Pending...\n   PPs: %s\n", j.ID, s.JobPPs(j))
 	}
 	for _, j := range deferred {
 		fmt.Fprintf(&b, "[JOB %d] Deferred... (%.1f%%; suspended on an ETA of %s; smoothed %s)\n   PPs: %s\n",
-			j.ID, 100*j.Proportion, q.rawETA(j.ETA), q.forecast(j), s.Reg.Describe(j.Set))
+			j.ID, 100*j.Proportion, q.rawETA(j.ETA), q.forecast(j), s.JobPPs(j))
+	}
+	if w := s.Walks; w.Walks > 0 {
+		fmt.Fprintf(&b, "[PCT WALKS] %d %s in %d %s (depth %d, seeds %d-%d; %s), never a verification\n   PPs: %s\n",
+			w.Walks, plural(w.Walks, "walk"), w.Slices, plural(w.Slices, "slice"), s.Opt.WalkDepth, s.Opt.WalkSeed,
+			s.Opt.WalkSeed+uint64(max(w.Slices, 1)-1), q.walkTime(w), w.PPs)
 	}
 	io.WriteString(w, b.String())
 }
@@ -368,6 +400,9 @@ func (q *qsRun) jobLine(j *quicksand.Job) string {
 			where = " " + fs[len(fs)-2]
 		}
 		q.mu.Unlock()
+		if w := j.Walk; w != nil {
+			return fmt.Sprintf("BUG FOUND by a PCT walk:%s %s (walk %d of slice %d, seed %d, depth %d)", where, j.Bug, w.Walk, w.Slice, w.Seed, w.Depth)
+		}
 		return fmt.Sprintf("BUG FOUND:%s %s (%d interleavings tested)", where, j.Bug, j.Interleavings)
 	case quicksand.Cancelled:
 		return fmt.Sprintf("Cancelled: %s (%d interleavings tested)", j.Note, j.Interleavings)
@@ -379,6 +414,17 @@ func (q *qsRun) jobLine(j *quicksand.Job) string {
 		return fmt.Sprintf("LIMIT REACHED (not a bug): %s (%d interleavings tested)", j.Limit, j.Interleavings)
 	}
 	return j.Status.String()
+}
+
+// walkTime says how much of the run the walks took.
+func (q *qsRun) walkTime(w quicksand.Walks) string {
+	if q.det {
+		return fmt.Sprintf("%d of the interleavings", int64(w.Share))
+	}
+	if w.Idle > 0 {
+		return fmt.Sprintf("%s of the share, %s on idle workers", w.Share.Round(time.Millisecond), w.Idle.Round(time.Millisecond))
+	}
+	return w.Share.Round(time.Millisecond).String()
 }
 
 // clock prints a clock value: a duration, or interleavings.
@@ -416,22 +462,40 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 			fmt.Fprintf(q.stderr, "landslide: warning: %s\n", check.CaveatLine(c))
 		}
 	}
-	var verified, uncovered []string
+	var verified, uncovered, uncoveredAtomic, atomicPPs []string
 	for _, j := range s.Completed() {
-		verified = append(verified, s.Reg.Describe(j.Set))
+		verified = append(verified, s.JobPPs(j))
 	}
 	for _, id := range s.Uncovered() {
 		uncovered = append(uncovered, s.Reg.PPs[id].String())
+	}
+	for _, id := range s.UncoveredAtomic() {
+		uncoveredAtomic = append(uncoveredAtomic, s.Reg.PPs[id].String())
+	}
+	for _, id := range s.AtomicPPs() {
+		atomicPPs = append(atomicPPs, s.Reg.PPs[id].String())
 	}
 	if s.Opt.Control { // races add no PPs: list the candidates themselves
 		for _, n := range s.UncoveredRaces() {
 			uncovered = append(uncovered, fmt.Sprintf("'data race 0x%x %s / 0x%x %s' (never a PP under --control)", n.PCA, n.WhereA, n.PCB, n.WhereB))
 		}
+		for _, n := range s.UncoveredConflicts() {
+			uncoveredAtomic = append(uncoveredAtomic, fmt.Sprintf("'atomic conflict 0x%x %s / 0x%x %s' (never a PP under --control)", n.PCA, n.WhereA, n.PCB, n.WhereB))
+		}
 	}
 	if q.out.json {
 		doc := QuicksandJSON{Program: q.path, Result: outcomeResult(v.Outcome, code), ExitCode: code, Bugs: bugs, VerifiedPPSets: verified,
 			TotalVerification: s.Verified(), UncoveredRacePPs: uncovered, Clock: "wall", Elapsed: time.Duration(s.Now).Seconds(),
-			CPUSeconds: res.CPU.Seconds(), Saturation: res.Saturation}
+			CPUSeconds: res.CPU.Seconds(), Saturation: res.Saturation, AtomicConflicts: []QuicksandConflictJSON{},
+			UncoveredAtomicPPs: uncoveredAtomic}
+		open := map[[2]uint64]bool{}
+		for _, n := range s.UncoveredConflicts() {
+			open[[2]uint64{n.PCA, n.PCB}] = true
+		}
+		for _, n := range s.Conflicts {
+			doc.AtomicConflicts = append(doc.AtomicConflicts, QuicksandConflictJSON{PCA: n.PCA, WhereA: n.WhereA, PCB: n.PCB, WhereB: n.WhereB,
+				BothOrder: n.BothOrder, Job: n.Job, Covered: !open[[2]uint64{n.PCA, n.PCB}]})
+		}
 		if q.det {
 			doc.Clock, doc.Elapsed = "interleavings", float64(s.Now)
 		}
@@ -439,12 +503,19 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 			doc.Bugs = []*QuicksandBug{}
 		}
 		for _, j := range s.Jobs {
-			doc.Jobs = append(doc.Jobs, QuicksandJobJSON{ID: j.ID, PPSet: s.Reg.Describe(j.Set), Status: j.Status.String(),
+			doc.Jobs = append(doc.Jobs, QuicksandJobJSON{ID: j.ID, PPSet: s.JobPPs(j), Status: j.Status.String(),
 				Origin: j.Origin, Interleavings: j.Interleavings, Proportion: finite(j.Proportion), Suspensions: j.Suspensions, Note: j.Note,
 				Caveat: j.Caveat, Limit: j.Limit})
 		}
 		for _, c := range caveats {
 			doc.Caveats = append(doc.Caveats, c.Text)
+		}
+		if w := s.Walks; w.Slices > 0 {
+			doc.Walks = &QuicksandWalksJSON{Slices: w.Slices, Walks: w.Walks, Seconds: (w.Share + w.Idle).Seconds(),
+				Depth: s.Opt.WalkDepth, Seed: s.Opt.WalkSeed, PPSet: w.PPs}
+			if q.det {
+				doc.Walks.Seconds = float64(w.Share)
+			}
 		}
 		if res.Run != nil {
 			doc.Run = res.Run.ID
@@ -477,6 +548,18 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 	if len(uncovered) > 0 {
 		fmt.Fprintf(out, "Data-race PPs no completed state space covered (inspect them):\n")
 		for _, u := range uncovered {
+			fmt.Fprintf(out, "   %s\n", u)
+		}
+	}
+	if len(atomicPPs) > 0 {
+		fmt.Fprintf(out, "Preemption points at atomic conflicts (%d; atomic accesses whose order no synchronisation fixes, not data races):\n", len(atomicPPs))
+		for _, u := range atomicPPs {
+			fmt.Fprintf(out, "   %s\n", u)
+		}
+	}
+	if len(uncoveredAtomic) > 0 {
+		fmt.Fprintf(out, "Atomic-conflict PPs no completed state space covered:\n")
+		for _, u := range uncoveredAtomic {
 			fmt.Fprintf(out, "   %s\n", u)
 		}
 	}

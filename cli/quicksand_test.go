@@ -52,7 +52,7 @@ func runQuicksandCLI(t *testing.T, args ...string) (int, qsDoc, string) {
 // avl_insert) is found by quicksand, with a
 // data-race PP in the failing job's set, and not by --control (one state
 // space with every sync PP), which completes it, sees the race candidates
-// and therefore claims no total verification.
+// (or atomic conflicts) and therefore claims no total verification.
 func TestQuicksandFindsDataRaceBugs(t *testing.T) {
 	n := 0
 	for _, f := range fixtures.All() {
@@ -75,7 +75,7 @@ func TestQuicksandFindsDataRaceBugs(t *testing.T) {
 		code, d, errOut = runQuicksandCLI(t, prog, "--no-store", "--control", "--budget", "2m")
 		// (A bug on a stack location: the control never learns that another
 		// thread touches it, sees no race there, and calls it verified.)
-		if code != ExitOK || d.Result != "ok" || len(d.Bugs) != 0 || d.TotalVerification != (len(d.UncoveredRacePPs) == 0) ||
+		if code != ExitOK || d.Result != "ok" || len(d.Bugs) != 0 || d.TotalVerification != (len(d.UncoveredRacePPs)+len(d.UncoveredAtomicPPs) == 0) ||
 			len(d.Jobs) != 1 || d.Jobs[0].Status != "complete" {
 			t.Errorf("%s: --control: exit %d, %+v\n%s", f.Name, code, d, errOut)
 		}
@@ -112,17 +112,34 @@ func TestQuicksandUsage(t *testing.T) {
 }
 
 // TestQuicksandText: the text report names the bug with its PP set and
-// time, the verified PP sets and the uncovered race PPs.
+// time, the verified PP sets, the PPs at atomic conflicts and the PCT
+// walks. With the walks (the default) a walk finds fig1's bug first, at
+// interleaving 11,034 of the run; without them, job 21 at 19,295 (job 17
+// at 15,964 before atomic conflicts were PPs: the reference library's
+// deschedule word is one, and its jobs take their turn).
 func TestQuicksandText(t *testing.T) {
-	code, out, errOut := runCLI("quicksand", fixture(t, "ref/fig1"), "--no-store", "--quiet", "-c", "1",
-		"--interleaving-budget", "20000", "--trace-dir", t.TempDir())
-	if code != ExitBug {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	for _, want := range []string{"==== FINAL REPORT ====", "BUG FOUND: ", "BUG (job ", "'data race @ 0x", "fig1.c:",
-		"after 15964 interleavings", "Verified PP sets (", "landslide-bug-fig1-job", "core saturation"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("no %q in\n%s", want, out)
+	for _, c := range []struct {
+		flags []string
+		want  []string
+	}{
+		{nil, []string{"BUG FOUND by a PCT walk: ", "after 11034 interleavings", "[PCT WALKS] ", "(walk 34 of slice 7, seed 6, depth 3)"}},
+		{[]string{"--walk-share", "0"}, []string{"BUG FOUND: ", "BUG (job 21,", "after 19295 interleavings"}},
+	} {
+		args := append([]string{"quicksand", fixture(t, "ref/fig1"), "--no-store", "--quiet", "-c", "1",
+			"--interleaving-budget", "20000", "--trace-dir", t.TempDir()}, c.flags...)
+		code, out, errOut := runCLI(args...)
+		if code != ExitBug {
+			t.Fatalf("%v: exit %d\n%s\n%s", c.flags, code, out, errOut)
+		}
+		for _, want := range append([]string{"==== FINAL REPORT ====", "BUG (job ", "'data race @ 0x", "fig1.c:",
+			"Verified PP sets (", "landslide-bug-fig1-job", "core saturation",
+			"Preemption points at atomic conflicts (1;", "'atomic conflict @ 0x"}, c.want...) {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: no %q in\n%s", c.flags, want, out)
+			}
+		}
+		if walks := strings.Contains(out, "PCT"); walks != (c.flags == nil) {
+			t.Errorf("%v: walks reported: %v", c.flags, walks)
 		}
 	}
 }

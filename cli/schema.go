@@ -117,13 +117,52 @@ type QuicksandJSON struct {
 	VerifiedPPSets    []string           `json:"verified_pp_sets"`
 	TotalVerification bool               `json:"total_verification"`
 	UncoveredRacePPs  []string           `json:"uncovered_race_pps"`
-	Clock             string             `json:"clock"`
-	Elapsed           float64            `json:"elapsed"` // seconds, or interleavings
-	CPUSeconds        float64            `json:"cpu_seconds"`
-	Saturation        float64            `json:"core_saturation"`
-	Run               string             `json:"run,omitempty"`
+	// AtomicConflicts are the atomic conflicts the jobs reported (pairs
+	// of atomic accesses the happens-before leaves unordered: never data
+	// races, and in no "races" list); Quicksand makes them PPs after
+	// every data race. UncoveredAtomicPPs are their PPs no completed job
+	// held.
+	AtomicConflicts    []QuicksandConflictJSON `json:"atomic_conflicts"`
+	UncoveredAtomicPPs []string                `json:"uncovered_atomic_conflict_pps"`
+	// Walks: the PCT walks Quicksand ran beside its jobs (nil when none
+	// ran). They never count towards a verification.
+	Walks      *QuicksandWalksJSON `json:"walks,omitempty"`
+	Clock      string              `json:"clock"`
+	Elapsed    float64             `json:"elapsed"` // seconds, or interleavings
+	CPUSeconds float64             `json:"cpu_seconds"`
+	Saturation float64             `json:"core_saturation"`
+	Run        string              `json:"run,omitempty"`
 	// Caveats: the jobs' distinct caveats (QuicksandJobJSON.Caveat).
 	Caveats []string `json:"caveats,omitempty"`
+}
+
+// QuicksandConflictJSON is one atomic conflict of a quicksand run: its
+// two instructions, the one that ran first as A.
+type QuicksandConflictJSON struct {
+	PCA       uint64 `json:"pc_a"`
+	WhereA    string `json:"where_a,omitempty"`
+	PCB       uint64 `json:"pc_b"`
+	WhereB    string `json:"where_b,omitempty"`
+	BothOrder bool   `json:"both_order"`
+	// Job is the first job that reported it; Covered says whether a
+	// completed job held the PPs Quicksand adds for it.
+	Job     int  `json:"job"`
+	Covered bool `json:"covered"`
+}
+
+// QuicksandWalksJSON sums up the PCT walks of a quicksand run.
+type QuicksandWalksJSON struct {
+	Slices int `json:"slices"`
+	Walks  int `json:"walks"`
+	// Seconds is the time the walks took (interleavings with the
+	// interleaving clock, where each walk counts one).
+	Seconds float64 `json:"elapsed"`
+	// Depth is PCT's d; Seed the first slice's seed (slice k has seed
+	// Seed+k-1).
+	Depth int    `json:"depth"`
+	Seed  uint64 `json:"seed"`
+	// PPSet is the PP set of the last slice.
+	PPSet string `json:"pp_set,omitempty"`
 }
 
 // QuicksandJobJSON is one job of a quicksand run.

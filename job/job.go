@@ -102,8 +102,11 @@ type Step struct {
 	Interleavings int // so far, this one included
 	Estimate      estimator.Estimate
 	Wall          time.Duration // the job's clock (see Progress)
-	// Races are the candidates this interleaving found or reclassified.
-	Races []*race.Candidate
+	// Races are the candidates this interleaving found or reclassified;
+	// Conflicts the atomic conflicts likewise (race.Analyzer.Conflicts:
+	// never data races; Quicksand makes them PPs too).
+	Races     []*race.Candidate
+	Conflicts []*race.Candidate
 }
 
 // Progress is a progress report.
@@ -127,6 +130,9 @@ type Result struct {
 	// and no execution ran out of its instruction budget.
 	Verified bool
 	Races    []*RaceReport
+	// Conflicts are the atomic conflicts (race.Analyzer.Conflicts): no
+	// data races, and not in Races.
+	Conflicts []*race.Candidate
 	// SharedStack are the stack locations another thread than their
 	// owner accessed (kernel.Kernel.SharedStackSeen): a later state space
 	// given them (kernel.Config.SharedStack) also records the owner's own
@@ -238,13 +244,13 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 			cancel(errBudget)
 		}
 		j.smooth.Observe(b.Estimate)
-		changed := j.an.Branch(b.Transitions, b.NewPairs)
+		changed, conflicts := j.an.BranchAll(b.Transitions, b.NewPairs)
 		for _, c := range changed {
 			j.captureStacks(c)
 		}
 		keep := true
 		if cfg.Control != nil {
-			keep = cfg.Control(Step{Interleavings: b.N, Estimate: b.Estimate, Wall: now(), Races: changed})
+			keep = cfg.Control(Step{Interleavings: b.N, Estimate: b.Estimate, Wall: now(), Races: changed, Conflicts: conflicts})
 		}
 		if ps != nil {
 			ps.branch(b, changed)
@@ -303,6 +309,7 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 		st := j.stacks[c.Key()]
 		out.Races = append(out.Races, &RaceReport{Candidate: c, StackA: st[0], StackB: st[1]})
 	}
+	out.Conflicts = j.an.Conflicts()
 	if res.BugBranch != nil {
 		out.Trace = j.trace(res, out)
 	}

@@ -19,12 +19,18 @@ const (
 	PrioLock        Priority = 4
 	PrioUnlock      Priority = 8
 	PrioOther       Priority = 0x40
+	// An atomic conflict (race.Analyzer.Conflicts) ranks after every data
+	// race, lock and unlock (beyond the thesis, which has none): jobs
+	// with data-race PPs run first.
+	PrioAtomicBoth   Priority = 0x50
+	PrioAtomicSingle Priority = 0x60
 	// PrioExplored ranks a job whose PPs completed jobs have all explored.
 	PrioExplored Priority = 0x80
 )
 
 // PP is one preemption point Quicksand knows: the entry of a sync function
-// (Func) or a data-race PP before one instruction (PC).
+// (Func) or a data-race PP before one instruction (PC), which an atomic
+// conflict rather than a data race may have given (Atomic).
 type PP struct {
 	Func     string   `msgpack:"func,omitempty"`
 	PC       uint64   `msgpack:"pc,omitempty"`
@@ -34,9 +40,14 @@ type PP struct {
 	Explored bool `msgpack:"explored,omitempty"`
 	// Deterministic: one of its races was seen on a first interleaving.
 	Deterministic bool `msgpack:"det,omitempty"`
+	// Atomic: only atomic conflicts named its instruction, no data race
+	// (a PP at an instruction is one PP, whatever named it; a data race
+	// there clears the flag).
+	Atomic bool `msgpack:"atomic,omitempty"`
 }
 
-// IsRace tells a data-race PP from a sync PP.
+// IsRace tells a PP at an instruction (a data race's or an atomic
+// conflict's) from a sync PP.
 func (p *PP) IsRace() bool { return p.Func == "" }
 
 // String is the PP as the progress report prints it.
@@ -44,10 +55,14 @@ func (p *PP) String() string {
 	if !p.IsRace() {
 		return "'" + p.Func + "'"
 	}
-	if p.Where != "" {
-		return fmt.Sprintf("'data race @ 0x%x %s'", p.PC, p.Where)
+	kind := "data race"
+	if p.Atomic {
+		kind = "atomic conflict"
 	}
-	return fmt.Sprintf("'data race @ 0x%x'", p.PC)
+	if p.Where != "" {
+		return fmt.Sprintf("'%s @ 0x%x %s'", kind, p.PC, p.Where)
+	}
+	return fmt.Sprintf("'%s @ 0x%x'", kind, p.PC)
 }
 
 // Set is a set of PPs, by their index in the registry, as a bitset.
@@ -135,17 +150,29 @@ func (r *Registry) Sync(fn string, prio Priority) int {
 	return len(r.PPs) - 1
 }
 
-// Race returns the ID of the data-race PP at pc and whether it is new.
-// A known PP's priority can only rise (a smaller code).
-func (r *Registry) Race(pc uint64, where string, prio Priority) (id int, isNew bool) {
+// Race returns the ID of the PP at pc, for a data race or (atomic) an
+// atomic conflict, and whether it is new. A known PP's priority can only
+// rise (a smaller code), and a data race makes it a data-race PP.
+func (r *Registry) Race(pc uint64, where string, prio Priority, atomic bool) (id int, isNew bool) {
 	for i := range r.PPs {
 		if p := &r.PPs[i]; p.IsRace() && p.PC == pc {
 			p.Priority = min(p.Priority, prio)
+			p.Atomic = p.Atomic && atomic
 			return i, false
 		}
 	}
-	r.PPs = append(r.PPs, PP{PC: pc, Where: where, Priority: prio})
+	r.PPs = append(r.PPs, PP{PC: pc, Where: where, Priority: prio, Atomic: atomic})
 	return len(r.PPs) - 1, true
+}
+
+// ID returns the ID of the PP at instruction pc, -1 if there is none.
+func (r *Registry) ID(pc uint64) int {
+	for i := range r.PPs {
+		if p := &r.PPs[i]; p.IsRace() && p.PC == pc {
+			return i
+		}
+	}
+	return -1
 }
 
 // All is the set of every known PP (the maximal state space's).
@@ -168,6 +195,18 @@ func (r *Registry) Describe(s Set) string {
 	}
 	b.WriteString("}")
 	return b.String()
+}
+
+// AtomicPCs lists the PCs of a set's PPs at atomic conflicts (sorted).
+func (r *Registry) AtomicPCs(s Set) []uint64 {
+	var pcs []uint64
+	for _, id := range s.IDs() {
+		if p := &r.PPs[id]; p.IsRace() && p.Atomic {
+			pcs = append(pcs, p.PC)
+		}
+	}
+	slices.Sort(pcs)
+	return pcs
 }
 
 // Funcs and PCs split a set into sync function names and data-race PCs

@@ -19,6 +19,9 @@ type JobSpec struct {
 	ID          int
 	SyncPPs     []string // never nil: empty means no sync PPs
 	DataRacePCs []uint64 // sorted
+	// AtomicPCs are those of DataRacePCs at atomic conflicts (no data
+	// race named them), for the reports.
+	AtomicPCs []uint64
 	// SharedStack are the stack locations whose owners' accesses the job
 	// records (fixed at its first start, so a resumed job explores the
 	// same state space).
@@ -73,6 +76,8 @@ type Config struct {
 	Options
 	SyncPPs []string
 	Runner  Runner
+	// Walker runs the PCT walks (walk.go); nil: none.
+	Walker Walker
 	// Now is the wall clock since the run began (default: real time),
 	// including the time of the runs this one resumes.
 	Now func() time.Duration
@@ -154,6 +159,11 @@ type driver struct {
 	err     error
 	rounds  int64 // deterministic clock
 	busy    time.Duration
+	// gen counts the events that may give an idle worker a job (jobs
+	// added, ended, suspended): an idle worker's walks stop when it moves.
+	gen int
+	// shareWalking: a slice counted against the share is running.
+	shareWalking bool
 	// start is when this Run began; cpu0 and wall0 the CPU and wall time
 	// of the runs it resumes.
 	start       time.Time
@@ -239,10 +249,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if w < len(resume) {
 			first = resume[w]
 		}
+		due := w == 0 && d.s.Walks.Due
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d.worker(first)
+			d.worker(first, due)
 		}()
 	}
 	wg.Wait()
@@ -297,9 +308,15 @@ func (d *driver) reports() func() {
 	return func() { close(done); <-finished }
 }
 
-func (d *driver) worker(first *Job) {
+func (d *driver) worker(first *Job, due bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if due && d.walks() {
+		// The slice the run's interruption stopped, first, as the
+		// uninterrupted run ran it before going on.
+		d.s.Walks.Due = false
+		d.walk(false)
+	}
 	for d.err == nil {
 		j := first
 		first = nil
@@ -313,6 +330,10 @@ func (d *driver) worker(first *Job) {
 		if j == nil {
 			if d.running == 0 {
 				break // nothing left, and nothing running that could add jobs
+			}
+			if d.walks() && !d.cfg.Deterministic {
+				d.walk(true) // rather than idle
+				continue
 			}
 			d.cond.Wait()
 			continue
@@ -336,6 +357,7 @@ func (d *driver) worker(first *Job) {
 		if err == nil {
 			d.end(j, out)
 		}
+		d.gen++
 		d.cond.Broadcast()
 	}
 	d.cond.Broadcast()
@@ -347,7 +369,7 @@ func (d *driver) spec(j *Job) JobSpec {
 	if !j.Started && j.SharedStack == nil {
 		j.SharedStack = slices.Clone(d.s.SharedStack)
 	}
-	return JobSpec{ID: j.ID, SyncPPs: funcs, DataRacePCs: pcs, SharedStack: j.SharedStack, Resume: j.Started}
+	return JobSpec{ID: j.ID, SyncPPs: funcs, DataRacePCs: pcs, AtomicPCs: d.s.Reg.AtomicPCs(j.Set), SharedStack: j.SharedStack, Resume: j.Started}
 }
 
 // end applies a job's outcome once (the job's last commit may have
@@ -387,7 +409,9 @@ func (d *driver) step(j *Job, st Step) Decision {
 	}
 	for _, r := range st.Races {
 		before := len(d.s.Reg.PPs)
-		d.s.OnRace(j, r)
+		if len(d.s.OnRace(j, r)) > 0 {
+			d.gen++
+		}
 		if d.cfg.OnRace != nil {
 			for id := before; id < len(d.s.Reg.PPs); id++ {
 				d.cfg.OnRace(d.s, j, id, r)
@@ -400,6 +424,16 @@ func (d *driver) step(j *Job, st Step) Decision {
 	dec := d.s.Progress(j, st.Interleavings, d.eta(st), st.Estimate.Proportion, d.now())
 	if dec == Suspend {
 		d.s.Suspended(j)
+		d.gen++
+	}
+	if dec == Continue && d.walkDue() {
+		// The job waits, its machine in memory, while the share's next
+		// slice of walks runs on its worker.
+		d.walk(false)
+		switch {
+		case d.err != nil || j.stop || d.s.remaining() <= 0:
+			return Stop // a walk's bug ended the run or cancelled this job, or time is up
+		}
 	}
 	return dec
 }

@@ -28,12 +28,17 @@ type fakeProgram struct {
 	sizes map[string]int // size by set description (default 50)
 	// caveat, when set, is the caveat of the jobs with mutex_unlock.
 	caveat string
+	// dead: a crash stopped the process (in the walks, walk_test.go);
+	// the job stops too, committing nothing. onStep, when set, sees
+	// every interleaving.
+	dead   bool
+	onStep func()
 }
 
 var errCrash = errors.New("crash")
 
 func (p *fakeProgram) runner(s func() *Sched) Runner {
-	return func(_ context.Context, spec JobSpec, ctl Control) (*Outcome, error) {
+	return func(ctx context.Context, spec JobSpec, ctl Control) (*Outcome, error) {
 		n := 0
 		if spec.Resume {
 			n = p.store[spec.ID]
@@ -60,7 +65,13 @@ func (p *fakeProgram) runner(s func() *Sched) Runner {
 				races = append(races, Race{PCA: 0xa, PCB: 0xb, BothOrder: true})
 			}
 			est := estimator.Estimate{Branches: n, Proportion: float64(n) / float64(size), Size: float64(size)}
+			if p.onStep != nil {
+				p.onStep()
+			}
 			dec := ctl.Step(Step{Interleavings: n, Estimate: est, Races: races})
+			if p.dead {
+				return nil, errCrash
+			}
 			if bug && n == 10 {
 				p.commit(spec.ID, n, ctl.State(end(Outcome{Bug: "assertion"})))
 				return end(Outcome{Bug: "assertion"}), nil
@@ -70,6 +81,10 @@ func (p *fakeProgram) runner(s func() *Sched) Runner {
 			}
 			if p.crash > 0 && p.steps >= p.crash {
 				return nil, errCrash
+			}
+			if ctx.Err() != nil { // interrupted: it commits and stops, resumable
+				p.commit(spec.ID, n, ctl.State(end(Outcome{Interrupted: true})))
+				return end(Outcome{Interrupted: true}), nil
 			}
 			if dec != Continue {
 				p.commit(spec.ID, n, ctl.State(end(Outcome{})))

@@ -85,6 +85,9 @@ type Job struct {
 	// Caveat: its strategy may not have explored every trace of its
 	// state space, and why (Outcome.Caveat; the verdict repeats it).
 	Caveat string `msgpack:"caveat,omitempty"`
+	// Walk: the job is no state space but the bug a PCT walk found
+	// (walk.go): which walk, and the PPs beyond Set it had.
+	Walk *WalkInfo `msgpack:"walk,omitempty"`
 
 	stop bool // tell the runner to stop at its next report
 }
@@ -123,6 +126,19 @@ type Options struct {
 	// is its estimated size minus what it explored), so a run depends on
 	// nothing but the program. It needs one worker.
 	Deterministic bool `msgpack:"det"`
+	// WalkShare is the share of the run's time given to PCT walks over
+	// the largest PP set known (walk.go; beyond the thesis): 0 is
+	// DefaultWalkShare, negative none. -M and -C run none. A stored run
+	// keeps its value; one stored before walks existed holds 0 and runs
+	// none.
+	WalkShare float64 `msgpack:"walk_share,omitempty"`
+	// WalkSlice is the length of a slice of walks, in clock units (0: a
+	// hundredth of the budget, at least 250 ms or 16 walks, at most 30 s
+	// or 1,000 walks); WalkDepth their PCT depth d (0: 3); WalkSeed the
+	// first slice's seed (slice k has WalkSeed+k-1).
+	WalkSlice time.Duration `msgpack:"walk_slice,omitempty"`
+	WalkDepth int           `msgpack:"walk_depth,omitempty"`
+	WalkSeed  uint64        `msgpack:"walk_seed,omitempty"`
 }
 
 // Defaults of Options.
@@ -151,6 +167,20 @@ func (o Options) WithDefaults() Options {
 	if o.Workers == 0 {
 		o.Workers = 1
 	}
+	switch {
+	case o.Maximal || o.Control:
+		o.WalkShare = -1 // the thesis's modes, and the controls, as they were
+	case o.WalkShare == 0:
+		o.WalkShare = DefaultWalkShare
+	}
+	if o.WalkShare > 0 {
+		if o.WalkSlice == 0 {
+			o.WalkSlice = defaultWalkSlice(o.Budget, o.Deterministic)
+		}
+		if o.WalkDepth == 0 {
+			o.WalkDepth = defaultWalkDepth
+		}
+	}
 	return o
 }
 
@@ -171,6 +201,11 @@ type Race struct {
 	// in one order (under weak atomicity, a transactional access racing
 	// with a non-transactional one: thesis §6.2.4).
 	BothHalves bool `msgpack:"halves,omitempty"`
+	// Atomic: an atomic conflict (two atomic accesses the happens-before
+	// leaves unordered: race.Analyzer.Conflicts), not a data race. It
+	// adds jobs as a race does, at the lowest priority, and is noted and
+	// reported apart (Sched.Conflicts).
+	Atomic bool `msgpack:"atomic,omitempty"`
 }
 
 // RaceNote is a race Quicksand was told about, once per pair.
@@ -198,6 +233,8 @@ type Sched struct {
 	Reg   Registry   `msgpack:"reg"`
 	Jobs  []*Job     `msgpack:"jobs"`
 	Races []RaceNote `msgpack:"races"`
+	// Conflicts are the atomic conflicts, as Races are the data races.
+	Conflicts []RaceNote `msgpack:"conflicts,omitempty"`
 	// Now is the clock as of the last event (clock units).
 	Now time.Duration `msgpack:"now"`
 	// CPU and Wall are the process CPU time and the wall time the run has
@@ -205,6 +242,8 @@ type Sched struct {
 	// the interleaving clock Now is no time).
 	CPU  time.Duration `msgpack:"cpu,omitempty"`
 	Wall time.Duration `msgpack:"wall,omitempty"`
+	// Walks is what the PCT walks did (walk.go).
+	Walks Walks `msgpack:"walks,omitempty"`
 	// SharedStack are the stack locations (8-byte granules, sorted) that
 	// the ended jobs saw another thread than their owner access: the
 	// jobs started later record their owners' accesses there too, so a
@@ -267,7 +306,7 @@ func (s *Sched) add(set Set, repro bool, origin string) *Job {
 
 func (s *Sched) find(set Set) *Job {
 	for _, j := range s.Jobs {
-		if j.Set.Equal(set) {
+		if j.Walk == nil && j.Set.Equal(set) {
 			return j
 		}
 	}
@@ -280,7 +319,7 @@ func (s *Sched) find(set Set) *Job {
 // equality test would also add every subset of a job already there.)
 func (s *Sched) covers(set Set) bool {
 	for _, j := range s.Jobs {
-		if j.Status != Cancelled && set.SubsetOf(j.Set) {
+		if j.Status != Cancelled && j.Walk == nil && set.SubsetOf(j.Set) {
 			return true
 		}
 	}
@@ -291,7 +330,7 @@ func (s *Sched) covers(set Set) bool {
 // (the source's bug_already_found).
 func (s *Sched) bugFound(set Set) bool {
 	for _, j := range s.Jobs {
-		if j.Status == BugFound && j.Set.SubsetOf(set) {
+		if j.Status == BugFound && j.subsetOf(set) {
 			return true
 		}
 	}
@@ -309,16 +348,27 @@ func (s *Sched) remaining() time.Duration {
 
 // unexploredPriority is the most urgent priority among a job's PPs that no
 // completed reproducing job has explored (the source's
-// unexplored_priority).
+// unexplored_priority). A job with a PP at an atomic conflict not yet
+// explored ranks as that PP unless a data-race PP ranks it higher: its
+// sync PPs do not (beyond the thesis, where there are no such PPs), so
+// that every job with a data-race PP, a lock or an unlock to explore,
+// and no atomic conflict, runs before it.
 func (s *Sched) unexploredPriority(j *Job) Priority {
 	if j.Set.Len() == 0 {
 		return PrioEmpty
 	}
-	p := PrioExplored
+	p, races, atomic := PrioExplored, PrioExplored, false
 	for _, id := range j.Set.IDs() {
 		if pp := &s.Reg.PPs[id]; !pp.Explored {
 			p = min(p, pp.Priority)
+			if pp.IsRace() {
+				races = min(races, pp.Priority)
+				atomic = atomic || pp.Atomic
+			}
 		}
+	}
+	if atomic {
+		return races
 	}
 	return p
 }
@@ -502,7 +552,7 @@ func (s *Sched) finished(j *Job, complete bool, bug, limit string) {
 		// A bug cancels every superset job (§4.2.4): they might find only
 		// the same bug.
 		for _, o := range s.Jobs {
-			if o != j && !o.Status.Done() && j.Set.SubsetOf(o.Set) {
+			if o != j && !o.Status.Done() && j.subsetOf(o.Set) {
 				o.Note = fmt.Sprintf("job %d, a subset, found a bug", j.ID)
 				if o.Status == Running {
 					o.stop = true
@@ -520,6 +570,10 @@ func (s *Sched) finished(j *Job, complete bool, bug, limit string) {
 		}
 	case j.stop || (s.Opt.Maximal && !j.Set.Equal(s.Reg.All())):
 		j.Status = Cancelled
+	case s.Opt.FirstBug && len(s.Bugs()) > 0 && s.Now < s.Opt.Budget:
+		// Another job's or a walk's bug ended the run while this one ran
+		// (as TimeUp says of the suspended jobs).
+		j.Status, j.Note = Cancelled, "the first bug ended the run"
 	default:
 		j.Status = TimedOut
 	}
@@ -549,30 +603,38 @@ func (s *Sched) Maximal() *Job {
 	all := s.Reg.All()
 	var best *Job
 	for _, j := range s.Jobs {
-		if all.SubsetOf(j.Set) && (best == nil || j.Status == Complete) {
+		if j.Walk == nil && all.SubsetOf(j.Set) && (best == nil || j.Status == Complete) {
 			best = j
 		}
 	}
 	return best
 }
 
-// OnRace takes a data-race candidate reported by running job j0 and adds
-// the jobs Algorithm 2 calls for (Algorithm 1 under -M): for each racing
-// instruction α new to j0, the "big" job PPSet(j0) ∪ {α} unless a job
-// with that set or a superset exists, and the "small" job {α} unless one
-// exists. Only both-order races add both instructions (single-order ones
-// the first; the second follows if the race turns both-order);
-// reallocation candidates, reports of non-reproducing jobs and -C add
-// none. It returns the jobs added.
+// OnRace takes a data-race candidate or an atomic conflict (r.Atomic)
+// reported by running job j0 and adds the jobs Algorithm 2 calls for
+// (Algorithm 1 under -M): for each racing instruction α new to j0, the
+// "big" job PPSet(j0) ∪ {α} unless a job with that set or a superset
+// exists, and the "small" job {α} unless one exists. Only both-order
+// races add both instructions (single-order ones the first; the second
+// follows if the race turns both-order); reallocation candidates,
+// reports of non-reproducing jobs and -C add none. An atomic conflict's
+// PPs rank after every other (PrioAtomicBoth, PrioAtomicSingle). It
+// returns the jobs added.
 func (s *Sched) OnRace(j0 *Job, r Race) []*Job {
 	s.note(j0, r)
 	if r.Realloc || s.Opt.Control || !j0.Reproduces || s.bugFound(j0.Set) {
 		return nil
 	}
 	prio := PrioSingleOrder
+	if r.Atomic {
+		prio = PrioAtomicSingle
+	}
 	pcs := []uint64{r.PCA}
 	where := []string{r.WhereA}
-	if r.BothOrder {
+	switch {
+	case r.BothOrder && r.Atomic:
+		prio = PrioAtomicBoth
+	case r.BothOrder:
 		prio = PrioBothOrder
 	}
 	if (r.BothOrder || r.BothHalves) && r.PCB != r.PCA {
@@ -582,7 +644,7 @@ func (s *Sched) OnRace(j0 *Job, r Race) []*Job {
 	ids := make([]int, len(pcs))
 	fresh := make([]bool, len(pcs))
 	for i, pc := range pcs {
-		ids[i], fresh[i] = s.Reg.Race(pc, where[i], prio)
+		ids[i], fresh[i] = s.Reg.Race(pc, where[i], prio, r.Atomic)
 		if r.FirstInterleaving {
 			s.Reg.PPs[ids[i]].Deterministic = true
 		}
@@ -609,8 +671,12 @@ func (s *Sched) OnRace(j0 *Job, r Race) []*Job {
 }
 
 func (s *Sched) note(j0 *Job, r Race) {
-	for i := range s.Races {
-		n := &s.Races[i]
+	notes := &s.Races
+	if r.Atomic {
+		notes = &s.Conflicts
+	}
+	for i := range *notes {
+		n := &(*notes)[i]
 		if n.PCA == r.PCA && n.PCB == r.PCB {
 			// Re-reports only strengthen a note.
 			n.BothOrder = n.BothOrder || r.BothOrder
@@ -620,7 +686,7 @@ func (s *Sched) note(j0 *Job, r Race) {
 			return
 		}
 	}
-	s.Races = append(s.Races, RaceNote{Race: r, Job: j0.ID})
+	*notes = append(*notes, RaceNote{Race: r, Job: j0.ID})
 }
 
 // Idle reports whether no job is running, pending or resumable.
@@ -636,10 +702,12 @@ func (s *Sched) Idle() bool {
 // Verified reports total verification: no job found a bug or went past
 // a checker limit (LimitReached), a job whose set holds every known PP
 // (the maximal state space) completed, and every data-race candidate's
-// PPs (both accesses of a both-order race, the first of a single-order
-// one; reallocation candidates aside) were in a completed job's set. Under -C, where races add no PPs, a race candidate
-// therefore rules it out: that control verifies only programs without
-// data races, as the thesis counts it.
+// and every atomic conflict's PPs (both accesses of a both-order one,
+// the first of a single-order one; reallocation candidates aside) were
+// in a completed job's set. Under -C, where races add no PPs, a race
+// candidate or an atomic conflict therefore rules it out: that control
+// verifies only programs where neither exists, as the thesis counts it
+// for races.
 func (s *Sched) Verified() bool {
 	all := s.Reg.All()
 	ok := false
@@ -651,7 +719,7 @@ func (s *Sched) Verified() bool {
 			ok = true
 		}
 	}
-	return ok && len(s.UncoveredRaces()) == 0
+	return ok && len(s.UncoveredRaces()) == 0 && len(s.UncoveredConflicts()) == 0
 }
 
 // covered is the union of the completed jobs' sets.
@@ -669,18 +737,19 @@ func (s *Sched) covered() Set {
 
 // UncoveredRaces lists the race candidates (not reallocation ones) with a
 // PP Algorithm 2 would add that no completed job held (or never added).
-func (s *Sched) UncoveredRaces() []RaceNote {
+func (s *Sched) UncoveredRaces() []RaceNote { return s.uncovered(s.Races) }
+
+// UncoveredConflicts lists the atomic conflicts likewise.
+func (s *Sched) UncoveredConflicts() []RaceNote { return s.uncovered(s.Conflicts) }
+
+func (s *Sched) uncovered(notes []RaceNote) []RaceNote {
 	c := s.covered()
 	has := func(pc uint64) bool {
-		for id := range s.Reg.PPs {
-			if p := &s.Reg.PPs[id]; p.IsRace() && p.PC == pc {
-				return c.Has(id)
-			}
-		}
-		return false
+		id := s.Reg.ID(pc)
+		return id >= 0 && c.Has(id)
 	}
 	var out []RaceNote
-	for _, n := range s.Races {
+	for _, n := range notes {
 		if n.Realloc {
 			continue
 		}
@@ -692,12 +761,30 @@ func (s *Sched) UncoveredRaces() []RaceNote {
 }
 
 // Uncovered lists the data-race PPs no completed job's set held: races
-// left for the user to inspect.
-func (s *Sched) Uncovered() []int {
+// left for the user to inspect. UncoveredAtomic lists the PPs at atomic
+// conflicts likewise.
+func (s *Sched) Uncovered() []int { return s.uncoveredPPs(false) }
+
+// UncoveredAtomic: see Uncovered.
+func (s *Sched) UncoveredAtomic() []int { return s.uncoveredPPs(true) }
+
+func (s *Sched) uncoveredPPs(atomic bool) []int {
 	c := s.covered()
 	var out []int
 	for id := range s.Reg.PPs {
-		if s.Reg.PPs[id].IsRace() && !c.Has(id) {
+		if p := &s.Reg.PPs[id]; p.IsRace() && p.Atomic == atomic && !c.Has(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// AtomicPPs lists the PPs at atomic conflicts (no data race named their
+// instruction), in the order they were learnt.
+func (s *Sched) AtomicPPs() []int {
+	var out []int
+	for id := range s.Reg.PPs {
+		if p := &s.Reg.PPs[id]; p.IsRace() && p.Atomic {
 			out = append(out, id)
 		}
 	}

@@ -110,14 +110,24 @@ func TestSuspendThresholds(t *testing.T) {
 }
 
 // TestOptionsDefaults: every unset field of Options is its default, the
-// home stretch's depending on the clock; negative values are "none" and
-// stay so; set values are kept.
+// home stretch's and the walk slice's depending on the clock (and the
+// slice's on the budget); negative values are "none" and stay so; set
+// values are kept; -M and -C run no walks.
 func TestOptionsDefaults(t *testing.T) {
 	cases := []struct{ in, want Options }{
-		{Options{}, Options{ETAFactor: 2, ETAThreshold: 32, HomeStretch: 60 * time.Second, Workers: 1}},
-		{Options{Deterministic: true}, Options{ETAFactor: 2, ETAThreshold: 32, HomeStretch: -1, Workers: 1, Deterministic: true}},
-		{Options{ETAFactor: 3, ETAThreshold: -1, HomeStretch: -1, Workers: 2}, Options{ETAFactor: 3, ETAThreshold: -1, HomeStretch: -1, Workers: 2}},
-		{Options{ETAThreshold: 5, HomeStretch: 7, Deterministic: true}, Options{ETAFactor: 2, ETAThreshold: 5, HomeStretch: 7, Workers: 1, Deterministic: true}},
+		{Options{}, Options{ETAFactor: 2, ETAThreshold: 32, HomeStretch: 60 * time.Second, Workers: 1,
+			WalkShare: DefaultWalkShare, WalkSlice: 250 * time.Millisecond, WalkDepth: 3}},
+		{Options{Budget: time.Hour}, Options{Budget: time.Hour, ETAFactor: 2, ETAThreshold: 32, HomeStretch: 60 * time.Second, Workers: 1,
+			WalkShare: DefaultWalkShare, WalkSlice: 30 * time.Second, WalkDepth: 3}},
+		{Options{Deterministic: true}, Options{ETAFactor: 2, ETAThreshold: 32, HomeStretch: -1, Workers: 1, Deterministic: true,
+			WalkShare: DefaultWalkShare, WalkSlice: 16, WalkDepth: 3}},
+		{Options{ETAFactor: 3, ETAThreshold: -1, HomeStretch: -1, Workers: 2, WalkShare: -1}, Options{ETAFactor: 3, ETAThreshold: -1, HomeStretch: -1, Workers: 2, WalkShare: -1}},
+		{Options{ETAThreshold: 5, HomeStretch: 7, Deterministic: true, Budget: 20000, WalkShare: 0.5, WalkDepth: 2, WalkSeed: 9},
+			Options{ETAFactor: 2, ETAThreshold: 5, HomeStretch: 7, Workers: 1, Deterministic: true, Budget: 20000,
+				WalkShare: 0.5, WalkSlice: 200, WalkDepth: 2, WalkSeed: 9}},
+		// The thesis's modes and the controls run no walks.
+		{Options{Maximal: true}, Options{ETAFactor: 2, ETAThreshold: 32, HomeStretch: 60 * time.Second, Workers: 1, Maximal: true, WalkShare: -1}},
+		{Options{Control: true, WalkShare: 0.5}, Options{ETAFactor: 2, ETAThreshold: 32, HomeStretch: 60 * time.Second, Workers: 1, Control: true, WalkShare: -1}},
 	}
 	for _, c := range cases {
 		if got := c.in.WithDefaults(); got != c.want {
@@ -172,7 +182,7 @@ func TestSuspendPendingRules(t *testing.T) {
 	// A pending {unlock, race} job whose subset {unlock} is suspended.
 	unlock := s.Jobs[2]
 	unlock.Status, unlock.ETA = Suspended, 7*3600*float64(time.Second)
-	race, _ := s.Reg.Race(0x1000, "", PrioBothOrder)
+	race, _ := s.Reg.Race(0x1000, "", PrioBothOrder, false)
 	s.add(unlock.Set.With(race), true, "test")
 	if d := report(s, 1, 101, 6*3600, 0); d != Continue {
 		t.Errorf("the only pending non-superset has a suspended subset (ETA 7 h > our 6 h): %v, want continue", d)
@@ -191,7 +201,7 @@ func TestETAInversion(t *testing.T) {
 		j.Status = Complete
 	}
 	max := s.Jobs[3]
-	r, _ := s.Reg.Race(0x1000, "", PrioBothOrder)
+	r, _ := s.Reg.Race(0x1000, "", PrioBothOrder, false)
 	// A suspended job that is not a superset of the running one and has a
 	// lower ETA: switch to it.
 	other := s.add(Of(r), false, "small")
@@ -335,6 +345,77 @@ func TestRaceJobs(t *testing.T) {
 	}
 	if len(s.Races) != 3 || !s.Races[1].BothOrder || s.Races[2].Realloc {
 		t.Errorf("race notes %+v, want 3 distinct pairs, (c,d) both-order, (e,f) not only a reallocation", s.Races)
+	}
+}
+
+// TestAtomicConflictJobs: an atomic conflict adds jobs as a data race
+// does (both accesses when both-order, the first when single-order), is
+// noted apart from the races, ranks its jobs after every data race, lock
+// and unlock, and must be covered for a total verification; a data race
+// at the same instruction makes its PP a data-race PP.
+func TestAtomicConflictJobs(t *testing.T) {
+	s := seeded(t, Options{})
+	lock := s.Jobs[1]
+	s.Start(lock)
+	added := s.OnRace(lock, Race{PCA: 0xa, PCB: 0xb, Atomic: true})
+	var got []string
+	for _, j := range added {
+		got = append(got, s.Reg.Describe(j.Set)+" "+strings.Fields(j.Origin)[0])
+	}
+	want := []string{"{ 'mutex_lock' 'atomic conflict @ 0xa' } big,", "{ 'atomic conflict @ 0xa' } small,"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("jobs %q, want %q", got, want)
+	}
+	if len(s.Races) != 0 || len(s.Conflicts) != 1 || s.Reg.PPs[2].Priority != PrioAtomicSingle || !s.Reg.PPs[2].Atomic {
+		t.Fatalf("races %v, conflicts %v, PP %+v", s.Races, s.Conflicts, s.Reg.PPs[2])
+	}
+	if added = s.OnRace(lock, Race{PCA: 0xa, PCB: 0xb, Atomic: true, BothOrder: true}); len(added) != 2 || s.Reg.PPs[2].Priority != PrioAtomicBoth {
+		t.Fatalf("both-order: %d jobs, PP %+v", len(added), s.Reg.PPs[2])
+	}
+	// A data race on another instruction: its jobs go first (after { }),
+	// and the jobs with an atomic conflict's PP go last, whatever sync PPs
+	// they hold.
+	s.OnRace(lock, Race{PCA: 0xc, PCB: 0xd})
+	var order []string
+	for _, j := range s.pending() {
+		order = append(order, s.Reg.Describe(j.Set))
+	}
+	wantOrder := []string{"{ }", "{ 'data race @ 0xc' }", "{ 'mutex_lock' 'data race @ 0xc' }", "{ 'mutex_lock' 'mutex_unlock' }",
+		"{ 'mutex_unlock' }", "{ 'atomic conflict @ 0xa' }", "{ 'atomic conflict @ 0xb' }",
+		"{ 'mutex_lock' 'atomic conflict @ 0xa' }", "{ 'mutex_lock' 'atomic conflict @ 0xb' }"}
+	if !slices.Equal(order, wantOrder) {
+		t.Errorf("pending\n%q, want\n%q", order, wantOrder)
+	}
+	// Every job completes but the uncovered conflict's: no verification.
+	for _, j := range s.Jobs {
+		if !j.Set.Has(3) {
+			s.Start(j)
+			s.Finished(j, true, "")
+		}
+	}
+	if s.Verified() || len(s.UncoveredConflicts()) != 1 || len(s.UncoveredRaces()) != 0 ||
+		!slices.Equal(s.UncoveredAtomic(), []int{3}) || len(s.Uncovered()) != 0 {
+		t.Errorf("verified %v, uncovered conflicts %v, races %v, atomic PPs %v, race PPs %v",
+			s.Verified(), s.UncoveredConflicts(), s.UncoveredRaces(), s.UncoveredAtomic(), s.Uncovered())
+	}
+	all := s.add(s.Reg.All(), true, "test")
+	s.Start(all)
+	s.Finished(all, true, "")
+	if !s.Verified() {
+		t.Error("every conflict covered and the maximal set complete: not verified")
+	}
+	// A data race at an atomic conflict's instruction: one PP, a race's.
+	s.OnRace(lock, Race{PCA: 0xb, PCB: 0xe, BothOrder: true})
+	if pp := s.Reg.PPs[3]; pp.Atomic || pp.Priority != PrioBothOrder || !slices.Equal(s.AtomicPPs(), []int{2}) {
+		t.Errorf("PP at 0xb after a race there: %+v; atomic PPs %v", pp, s.AtomicPPs())
+	}
+	// -C: a conflict rules a total verification out, as a race does.
+	ctl := seeded(t, Options{Control: true})
+	ctl.Start(ctl.Jobs[0])
+	ctl.OnRace(ctl.Jobs[0], Race{PCA: 0xa, PCB: 0xb, Atomic: true})
+	ctl.Finished(ctl.Jobs[0], true, "")
+	if ctl.Verified() || len(ctl.UncoveredConflicts()) != 1 {
+		t.Errorf("-C with a conflict: verified %v, uncovered %v", ctl.Verified(), ctl.UncoveredConflicts())
 	}
 }
 

@@ -27,6 +27,27 @@
 // access not protected by a known mutex, atomics included, which made
 // every lock word a candidate).
 //
+// Atomic conflicts. The same pairs, with both accesses atomic, are not
+// data races but may be atomic conflicts (Analyzer.Conflicts, apart from
+// the candidates in every output and in State): under the same mode
+// (Limited: disjoint locksets and the C11 happens-before; Pure: the
+// vector clocks, mutex edges included), the earlier access does not
+// happen-before the later one's clock as it was before the later access's
+// own read synchronised. The edge left out is the pair's own: an acquire
+// load (or RMW) that reads a release store synchronises with it because
+// it ran second, which is the order in question. Counted, it would order
+// every store with the loads that read it, and a program of sequentially
+// consistent atomics whose threads run one after another would have no
+// conflict at all. What other synchronisation orders (an earlier acquire,
+// a fence before, a lock, a join, creation) still orders. The
+// init/destroy holding, the first-interleaving and free-re-malloc flags
+// and both-order are as for candidates. Accesses inside the trusted
+// mutex implementation are ignored as they are for races (unless
+// Options.TestingMutexes). Quicksand makes atomic conflicts PPs, after
+// every data race: a lock-free program whose every shared access is
+// atomic has no data race, and its bugs are in the order of those
+// accesses.
+//
 // C11 happens-before. Every execution here is sequentially consistent: an
 // atomic read reads, for each of its bytes, the latest write of that byte
 // in the interleaving. Accesses are replayed in execution order

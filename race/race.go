@@ -85,13 +85,25 @@ type Candidate struct {
 	// the first of them (0-based), and I < J are the indices in that
 	// branch of the transitions holding its first sighting.
 	Count, Branch, I, J int
+	// Conflict: an atomic conflict, not a data race. Both accesses are
+	// atomic (so they never race), they conflict (overlapping bytes, at
+	// least one a write, different threads), and the happens-before of
+	// the mode leaves them unordered, not counting the synchronisation
+	// the later access makes itself when it reads what the earlier one
+	// wrote (Analyzer.Conflicts). Their order decides what the program
+	// does, so Quicksand makes them PPs, as it does data races.
+	Conflict bool `msgpack:",omitempty"`
 }
 
 // Key identifies the candidate: its PCs, lower first.
 func (c *Candidate) Key() [2]uint64 { return [2]uint64{c.A.PC, c.B.PC} }
 
 func (c *Candidate) String() string {
-	s := fmt.Sprintf("race 0x%x (thread %d) / 0x%x (thread %d)", c.A.PC, c.A.Thread, c.B.PC, c.B.Thread)
+	kind := "race"
+	if c.Conflict {
+		kind = "atomic conflict"
+	}
+	s := fmt.Sprintf("%s 0x%x (thread %d) / 0x%x (thread %d)", kind, c.A.PC, c.A.Thread, c.B.PC, c.B.Thread)
 	if c.BothOrder {
 		s += " both-order"
 	} else {
@@ -127,7 +139,11 @@ type Analyzer struct {
 	opt      Options
 	branches int
 	cands    map[[2]uint64]*cand
-	touched  []*cand // seen in the current branch
+	// conflicts are the atomic conflicts, apart from the data races (a
+	// PC pair may be in both when the same instruction was recorded as
+	// atomic and as plain, which only synthetic branches do).
+	conflicts map[[2]uint64]*cand
+	touched   []*cand // seen in the current branch
 
 	// Per-branch scratch, kept to avoid allocating per branch.
 	tids    map[record.TID]int32
@@ -167,6 +183,10 @@ type entry struct {
 	block, gen    uint32
 	ls            int32 // lockset (Limited)
 	snap          int32 // clock snapshot
+	// pre: for an atomic access, the clock snapshot before its own read
+	// synchronised (an acquire load's or RMW's join; the same as snap
+	// for a store): atomic conflicts are decided on it.
+	pre           int32
 	epoch         uint32
 	thr           int32 // dense thread number
 	idx           int32 // index in the transition's Accesses
@@ -179,7 +199,8 @@ func New(mode Mode, opt Options) *Analyzer {
 	if mode != Limited && mode != Pure {
 		panic(fmt.Sprintf("race.New: invalid mode %d", mode))
 	}
-	return &Analyzer{mode: mode, opt: opt, cands: make(map[[2]uint64]*cand), tids: make(map[record.TID]int32)}
+	return &Analyzer{mode: mode, opt: opt, cands: make(map[[2]uint64]*cand), conflicts: make(map[[2]uint64]*cand),
+		tids: make(map[record.TID]int32)}
 }
 
 // Mode returns the analyzer's mode.
@@ -191,9 +212,27 @@ func (a *Analyzer) Branches() int { return a.branches }
 // Candidates returns the reportable candidates (those held back by the
 // init/destroy rule excluded), as copies, sorted by (first branch, I, J,
 // lower PC, higher PC).
-func (a *Analyzer) Candidates() []*Candidate {
+func (a *Analyzer) Candidates() []*Candidate { return reportable(a.cands) }
+
+// Conflicts returns the reportable atomic conflicts, as Candidates does
+// the data races (the same init/destroy holding, order and copies).
+//
+// An atomic conflict is a pair of atomic accesses of different threads
+// to overlapping bytes, at least one a write, that the mode's
+// happens-before leaves unordered (Limited: disjoint locksets and the C11
+// happens-before; Pure: the vector clocks), where the later access's
+// clock is taken before its own read synchronised: a release store read
+// by an acquire load orders the two only because the load ran second,
+// which is exactly the order in question, so that edge is left out (with
+// it, no store would conflict with the load that reads it, and a program
+// of sequentially consistent atomics run one thread after another would
+// have no conflict at all). They are never data races; Quicksand makes
+// them PPs after every data race.
+func (a *Analyzer) Conflicts() []*Candidate { return reportable(a.conflicts) }
+
+func reportable(m map[[2]uint64]*cand) []*Candidate {
 	var out []*Candidate
-	for _, c := range a.cands {
+	for _, c := range m {
 		if c.reportable() {
 			cp := c.Candidate
 			out = append(out, &cp)
@@ -217,29 +256,41 @@ func sortCandidates(cs []*Candidate) {
 // that are new in this branch or changed classification in it (became
 // both-order, lost Realloc, or were released from init/destroy holding).
 func (a *Analyzer) Branch(trs []*record.Transition, pairs [][2]int) []*Candidate {
+	races, _ := a.BranchAll(trs, pairs)
+	return races
+}
+
+// BranchAll is Branch, returning the atomic conflicts that are new in
+// this branch or changed classification in it too (as copies, in the
+// order of Conflicts).
+func (a *Analyzer) BranchAll(trs []*record.Transition, pairs [][2]int) (races, conflicts []*Candidate) {
 	cur := a.branches
 	a.branches++
 	a.touched = a.touched[:0]
 	if len(pairs) == 0 {
-		return nil
+		return nil, nil
 	}
 	pairs = a.normalise(trs, pairs)
 	a.replay(trs)
 	for _, p := range pairs {
 		a.check(trs, cur, p[0], p[1])
 	}
-	var out []*Candidate
 	for _, c := range a.touched {
 		if !c.reportable() {
 			continue
 		}
 		if !c.wasRep || c.BothOrder != c.wasBoth || c.Realloc != c.wasRealloc {
 			cp := c.Candidate
-			out = append(out, &cp)
+			if c.Conflict {
+				conflicts = append(conflicts, &cp)
+			} else {
+				races = append(races, &cp)
+			}
 		}
 	}
-	sortCandidates(out)
-	return out
+	sortCandidates(races)
+	sortCandidates(conflicts)
+	return races, conflicts
 }
 
 // normalise orders each pair (i<j) and the list, drops pairs of one
@@ -380,6 +431,12 @@ func (a *Analyzer) access(t int32, acc, prev *record.Access, x int32, used bool,
 	}
 	v := &a.vc
 	size := accSize(acc)
+	// pre is t's clock before the access's own read synchronises (atomic
+	// conflicts are decided on it).
+	pre := int32(-1)
+	if used && acc.Atomic {
+		pre = v.snapshot(t)
+	}
 	switch kindOf(acc, prev) {
 	case plainRead:
 	case plainWrite:
@@ -388,27 +445,28 @@ func (a *Analyzer) access(t int32, acc, prev *record.Access, x int32, used bool,
 		v.atomicRead(t, acc.Addr, size, acc.Acquire)
 	case atomicStore:
 		if used {
-			a.addEntry(t, acc, x, sp)
+			a.addEntry(t, acc, x, sp, pre)
 		}
 		v.store(t, acc.Addr, size, acc.Release)
 		return
 	case atomicRMW:
 		v.atomicRead(t, acc.Addr, size, acc.Acquire)
 		if used {
-			a.addEntry(t, acc, x, sp)
+			a.addEntry(t, acc, x, sp, pre)
 		}
 		v.rmwWrite(t, acc.Addr, size, acc.Release)
 		return
 	}
 	if used {
-		a.addEntry(t, acc, x, sp)
+		a.addEntry(t, acc, x, sp, pre)
 	}
 }
 
 func accSize(acc *record.Access) uint64 { return max(uint64(acc.Size), 1) }
 
-// addEntry records access acc (index x) of thread t in its current state.
-func (a *Analyzer) addEntry(t int32, acc *record.Access, x int32, sp *span) {
+// addEntry records access acc (index x) of thread t in its current state;
+// pre is its clock before its own read synchronised (atomic accesses).
+func (a *Analyzer) addEntry(t int32, acc *record.Access, x int32, sp *span, pre int32) {
 	th := &a.thr[t]
 	size := accSize(acc)
 	e := entry{
@@ -422,6 +480,7 @@ func (a *Analyzer) addEntry(t int32, acc *record.Access, x int32, sp *span) {
 	}
 	e.snap = a.vc.snapshot(t)
 	e.epoch = a.vc.at(e.snap, t)
+	e.pre = pre
 	sp.maxSize = max(sp.maxSize, size)
 	sp.write = sp.write || acc.Write
 	a.ents = append(a.ents, e)
@@ -615,31 +674,42 @@ func (a *Analyzer) check(trs []*record.Transition, cur, i, j int) {
 		}
 		for y := lo; y < len(bs) && bs[y].addr < e.end; y++ {
 			f := &bs[y]
-			// Two atomic accesses never race (each is indivisible, and
-			// the program chose them to synchronise); an atomic against a
-			// plain access can.
-			if f.end <= e.addr || !(e.write || f.write) || (e.atomic && f.atomic) {
+			if f.end <= e.addr || !(e.write || f.write) {
 				continue
 			}
+			// Two atomic accesses never race (each is indivisible, and
+			// the program chose them to synchronise); an atomic against a
+			// plain access can. Two atomic ones may be an atomic
+			// conflict: unordered but for f's own synchronisation.
+			conflict := e.atomic && f.atomic
+			snap := f.snap
+			if conflict {
+				snap = f.pre
+			}
 			// e (earlier) happens-before f iff e's epoch is known to f.
-			race := e.epoch > a.vc.at(f.snap, e.thr)
+			race := e.epoch > a.vc.at(snap, e.thr)
 			if race && !pure {
 				race = e.ls == 0 || f.ls == 0 || (e.ls != f.ls && a.ls.disjoint(e.ls, f.ls))
 			}
 			if race {
-				a.sight(trs, cur, i, j, e, f)
+				a.sight(trs, cur, i, j, e, f, conflict)
 			}
 		}
 	}
 }
 
-// sight records one racing access pair: e in transition i, f in j > i.
-func (a *Analyzer) sight(trs []*record.Transition, cur, i, j int, e, f *entry) {
+// sight records one racing access pair (conflict: an atomic conflict):
+// e in transition i, f in j > i.
+func (a *Analyzer) sight(trs []*record.Transition, cur, i, j int, e, f *entry, conflict bool) {
 	key := [2]uint64{min(e.pc, f.pc), max(e.pc, f.pc)}
-	c := a.cands[key]
+	m := a.cands
+	if conflict {
+		m = a.conflicts
+	}
+	c := m[key]
 	if c == nil {
 		c = &cand{last: -1}
-		c.Branch, c.I, c.J = cur, i, j
+		c.Branch, c.I, c.J, c.Conflict = cur, i, j, conflict
 		c.FirstInterleaving = cur == 0
 		c.Realloc = true
 		sa := Side{PC: e.pc, Addr: e.addr, Thread: trs[i].Thread, Write: e.write, Atomic: e.atomic, Txn: a.ls.has(e.ls, txnLock), Tr: i}
@@ -648,7 +718,7 @@ func (a *Analyzer) sight(trs []*record.Transition, cur, i, j int, e, f *entry) {
 			sa, sb = sb, sa
 		}
 		c.A, c.B = sa, sb
-		a.cands[key] = c
+		m[key] = c
 	} else if c.last != cur {
 		c.wasRep, c.wasBoth, c.wasRealloc = c.reportable(), c.BothOrder, c.Realloc
 	}

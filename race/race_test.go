@@ -293,6 +293,49 @@ func TestAtomicPairs(t *testing.T) {
 	}
 }
 
+// TestAtomicConflicts: the atomic pairs above are never data races but
+// are atomic conflicts, in both modes, when nothing but the later
+// access's own read orders them. Ticket drawing with a load and a store
+// (thread 1 whole, then thread 2): thread 1's store of next, read by
+// thread 2's acquire load, is a conflict (that load synchronises with it
+// only because it ran second); thread 1's load against thread 2's store
+// is not (thread 2's load acquired thread 1's store, after thread 1's
+// load); nor is anything a common lock orders. Relaxed, every pair of
+// the two threads conflicts.
+func TestAtomicConflicts(t *testing.T) {
+	ld := func(b *tb, pc uint64) *tb {
+		return b.access(record.Access{Addr: x, PC: pc, Atomic: true, Acquire: true})
+	}
+	st := func(b *tb, pc uint64) *tb {
+		return b.access(record.Access{Addr: x, PC: pc, Write: true, Atomic: true, Release: true})
+	}
+	for _, md := range []Mode{Limited, Pure} {
+		b := trs(tr(1).create(2), st(ld(tr(1), 0x100), 0x104), st(ld(tr(2), 0x100), 0x104))
+		a := New(md, Options{})
+		races, confl := a.BranchAll(b, [][2]int{{1, 2}})
+		wantKeys(t, md.String()+" ticket: races", races)
+		wantKeys(t, md.String()+" ticket: conflicts", confl, [2]uint64{0x100, 0x104})
+		if c := confl[0]; !c.Conflict || c.A.PC != 0x100 || c.B.PC != 0x104 || c.A.Write || !c.B.Write || c.BothOrder {
+			t.Errorf("%s: %+v", md, c)
+		}
+		if got := a.Candidates(); len(got) != 0 {
+			t.Errorf("%s: data-race candidates %v", md, got)
+		}
+		// Under a common lock (Limited: locksets; Pure: the mutex's edge).
+		b = trs(tr(1).create(2), st(ld(tr(1).lock(m), 0x100), 0x104).unlock(m), st(ld(tr(2).lock(m), 0x100), 0x104).unlock(m))
+		_, confl = New(md, Options{}).BranchAll(b, [][2]int{{1, 2}})
+		wantKeys(t, md.String()+" locked", confl)
+		// Relaxed accesses: the store before the load too.
+		b = trs(tr(1).create(2), tr(1).access(record.Access{Addr: x, PC: 0x100, Atomic: true}).access(record.Access{Addr: x, PC: 0x104, Write: true, Atomic: true}),
+			tr(2).access(record.Access{Addr: x, PC: 0x100, Atomic: true}).access(record.Access{Addr: x, PC: 0x104, Write: true, Atomic: true}))
+		_, confl = New(md, Options{}).BranchAll(b, [][2]int{{1, 2}})
+		wantKeys(t, md.String()+" relaxed", confl, [2]uint64{0x100, 0x104}, [2]uint64{0x104, 0x104})
+		if c := find(confl, 0x104, 0x104); c == nil || !c.BothOrder {
+			t.Errorf("%s: one instruction against itself is both-order: %+v", md, c)
+		}
+	}
+}
+
 // Nesting: rwlock_lock calls mutex_lock on its internal mutex; only the
 // accesses inside the inner mutex_lock are mutex internals.
 func TestNesting(t *testing.T) {
@@ -722,14 +765,24 @@ func refReplay(trs []*record.Transition) ([][]refAccess, []refEvent) {
 //
 // Events inside the mutex functions are left out of the C11 part unless
 // testingMutexes. hb(i, j) reports whether event i happens-before j.
-func refHB(evs []refEvent, mutexes, c11, testingMutexes bool) (hb func(i, j int) bool) {
+//
+// pre(i, j) is whether i happens-before j without j's own
+// synchronisation: through an edge into j that is not a C11
+// synchronises-with edge to j itself (j an acquire read), the order
+// atomic conflicts are decided on.
+func refHB(evs []refEvent, mutexes, c11, testingMutexes bool) (hb, pre func(i, j int) bool) {
 	n := len(evs)
 	edges := make([][]int, n) // edges[j]: the i with an edge i -> j
-	add := func(i, j int) {
+	own := make([][]int, n)   // own[j]: the same but the C11 ones
+	addC11 := func(i, j int) {
 		if i >= j {
 			panic(fmt.Sprintf("refHB: edge %d -> %d goes back", i, j))
 		}
 		edges[j] = append(edges[j], i)
+	}
+	add := func(i, j int) {
+		addC11(i, j)
+		own[j] = append(own[j], i)
 	}
 	last := map[record.TID]int{}
 	created := map[record.TID]int{}
@@ -792,7 +845,7 @@ func refHB(evs []refEvent, mutexes, c11, testingMutexes bool) (hb func(i, j int)
 						}
 						for _, f := range from {
 							for _, g := range to {
-								add(f, g)
+								addC11(f, g)
 							}
 						}
 					}
@@ -813,7 +866,15 @@ func refHB(evs []refEvent, mutexes, c11, testingMutexes bool) (hb func(i, j int)
 			}
 		}
 	}
-	return func(i, j int) bool { return anc[j][i] }
+	pre = func(i, j int) bool {
+		for _, k := range own[j] {
+			if k == i || anc[k][i] {
+				return true
+			}
+		}
+		return false
+	}
+	return func(i, j int) bool { return anc[j][i] }, pre
 }
 
 type refCand struct {
@@ -826,10 +887,15 @@ type refCand struct {
 // every given transition pair, with the race rule applied directly. It
 // returns how many conflicting pairs that would race without the C11
 // edges they order.
-func refAnalyze(mode Mode, opt Options, cur int, trs []*record.Transition, pairs [][2]int, cands map[[2]uint64]*refCand) (byC11 int) {
+//
+// Atomic conflicts go to confl: pairs of atomic accesses with the same
+// conditions (threads, overlap, a write, the mutex functions left out,
+// disjoint locksets under Limited) that happens-before does not order
+// before the later access's own synchronisation (refHB's pre).
+func refAnalyze(mode Mode, opt Options, cur int, trs []*record.Transition, pairs [][2]int, cands, confl map[[2]uint64]*refCand) (byC11 int) {
 	acc, evs := refReplay(trs)
-	hb := refHB(evs, mode == Pure, true, opt.TestingMutexes)
-	hbNoC11 := refHB(evs, mode == Pure, false, opt.TestingMutexes)
+	hb, pre := refHB(evs, mode == Pure, true, opt.TestingMutexes)
+	hbNoC11, _ := refHB(evs, mode == Pure, false, opt.TestingMutexes)
 	ps := slices.Clone(pairs)
 	sort.Slice(ps, func(a, b int) bool {
 		if ps[a][0] != ps[b][0] {
@@ -847,9 +913,10 @@ func refAnalyze(mode Mode, opt Options, cur int, trs []*record.Transition, pairs
 					continue
 				}
 				overlap := a.Addr < b.Addr+uint64(b.Size) && b.Addr < a.Addr+uint64(a.Size)
-				if !overlap || !(a.Write || b.Write) || (a.Atomic && b.Atomic) {
+				if !overlap || !(a.Write || b.Write) {
 					continue
 				}
+				conflict := a.Atomic && b.Atomic
 				race := true
 				if mode == Limited && !a.internal && !b.internal {
 					for l := range a.locks {
@@ -858,17 +925,21 @@ func refAnalyze(mode Mode, opt Options, cur int, trs []*record.Transition, pairs
 						}
 					}
 				}
-				if race && !hbNoC11(a.ev, b.ev) && hb(a.ev, b.ev) {
+				if !conflict && race && !hbNoC11(a.ev, b.ev) && hb(a.ev, b.ev) {
 					byC11++
 				}
-				if !race || hb(a.ev, b.ev) {
+				if !race || (!conflict && hb(a.ev, b.ev)) || (conflict && pre(a.ev, b.ev)) {
 					continue
 				}
 				k := [2]uint64{min(a.PC, b.PC), max(a.PC, b.PC)}
-				c := cands[k]
+				m := cands
+				if conflict {
+					m = confl
+				}
+				c := m[k]
 				if c == nil {
 					c = &refCand{realloc: true, branch: cur, i: p[0], j: p[1], last: -1}
-					cands[k] = c
+					m[k] = c
 				}
 				if c.last != cur {
 					c.last = cur
@@ -892,34 +963,46 @@ func refAnalyze(mode Mode, opt Options, cur int, trs []*record.Transition, pairs
 
 func TestAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	byC11 := map[Mode]int{}
+	byC11, conflicts := map[Mode]int{}, map[Mode]int{}
 	for iter := range 400 {
 		mode := []Mode{Limited, Pure}[iter%2]
 		opt := Options{TestingMutexes: iter%4 >= 2}
 		a := New(mode, opt)
-		ref := map[[2]uint64]*refCand{}
+		ref, refConfl := map[[2]uint64]*refCand{}, map[[2]uint64]*refCand{}
 		for br := range 4 {
 			b, pairs := genBranch(r, genOpt{})
 			a.Branch(b, pairs)
-			byC11[mode] += refAnalyze(mode, opt, br, b, pairs, ref)
+			byC11[mode] += refAnalyze(mode, opt, br, b, pairs, ref, refConfl)
 		}
-		got := a.Candidates()
-		if len(got) != len(ref) {
-			t.Fatalf("iter %d (%v %+v): %d candidates, reference %d: %x", iter, mode, opt, len(got), len(ref), keys(got))
-		}
-		for _, c := range got {
-			w := ref[c.Key()]
-			if w == nil {
-				t.Fatalf("iter %d: unexpected %v", iter, c)
+		for _, kind := range []struct {
+			what string
+			got  []*Candidate
+			ref  map[[2]uint64]*refCand
+		}{{"candidates", a.Candidates(), ref}, {"atomic conflicts", a.Conflicts(), refConfl}} {
+			got := kind.got
+			if len(got) != len(kind.ref) {
+				t.Fatalf("iter %d (%v %+v): %d %s, reference %d: %x", iter, mode, opt, len(got), kind.what, len(kind.ref), keys(got))
 			}
-			if c.BothOrder != w.both || c.Realloc != w.realloc || c.Count != w.count || c.Branch != w.branch ||
-				c.I != w.i || c.J != w.j || c.FirstInterleaving != (w.branch == 0) {
-				t.Fatalf("iter %d (%v %+v): %+v, reference %+v", iter, mode, opt, c, *w)
+			for _, c := range got {
+				w := kind.ref[c.Key()]
+				if w == nil {
+					t.Fatalf("iter %d: unexpected %v", iter, c)
+				}
+				if c.BothOrder != w.both || c.Realloc != w.realloc || c.Count != w.count || c.Branch != w.branch ||
+					c.I != w.i || c.J != w.j || c.FirstInterleaving != (w.branch == 0) || c.Conflict != (kind.what != "candidates") {
+					t.Fatalf("iter %d (%v %+v): %+v, reference %+v", iter, mode, opt, c, *w)
+				}
 			}
 		}
+		conflicts[mode] += len(a.Conflicts())
 	}
-	// Not vacuous: the C11 edges decided many access pairs in each mode.
+	// Not vacuous: the C11 edges decided many access pairs in each mode,
+	// and there were atomic conflicts to compare.
 	for _, md := range []Mode{Limited, Pure} {
+		t.Logf("%v: %d atomic conflicts", md, conflicts[md])
+		if conflicts[md] < 200 {
+			t.Errorf("%v: only %d atomic conflicts", md, conflicts[md])
+		}
 		t.Logf("%v: %d access pairs ordered by C11 edges only", md, byC11[md])
 		if byC11[md] < 200 {
 			t.Errorf("%v: only %d access pairs ordered by C11 edges only", md, byC11[md])

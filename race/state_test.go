@@ -10,6 +10,7 @@ import (
 // through reports exactly what the uninterrupted one reports, branch by
 // branch and at the end, in both modes.
 func TestStateResume(t *testing.T) {
+	conflicts := 0
 	for _, mode := range []Mode{Limited, Pure} {
 		for seed := range uint64(40) {
 			gen := func() (*rand.Rand, *Analyzer) { return rand.New(rand.NewPCG(seed, 11)), New(mode, Options{}) }
@@ -21,7 +22,8 @@ func TestStateResume(t *testing.T) {
 			for br := range 8 {
 				tr1, p1 := genBranch(r1, genOpt{})
 				tr2, p2 := genBranch(r2, genOpt{})
-				for _, c := range whole.Branch(tr1, p1) {
+				r, c := whole.BranchAll(tr1, p1)
+				for _, c := range append(r, c...) {
 					a += fmt.Sprintf("%d %+v\n", br, *c)
 				}
 				cur := first
@@ -34,20 +36,25 @@ func TestStateResume(t *testing.T) {
 					}
 					cur = second
 				}
-				for _, c := range cur.Branch(tr2, p2) {
+				r2, c2 := cur.BranchAll(tr2, p2)
+				for _, c := range append(r2, c2...) {
 					b += fmt.Sprintf("%d %+v\n", br, *c)
 				}
 			}
-			for _, c := range whole.Candidates() {
+			for _, c := range append(whole.Candidates(), whole.Conflicts()...) {
 				a += fmt.Sprintf("end %+v\n", *c)
 			}
-			for _, c := range second.Candidates() {
+			for _, c := range append(second.Candidates(), second.Conflicts()...) {
 				b += fmt.Sprintf("end %+v\n", *c)
 			}
+			conflicts += len(whole.Conflicts())
 			if a != b {
 				t.Fatalf("%v seed %d, resumed after %d branches:\n%s\nuninterrupted:\n%s", mode, seed, cut, b, a)
 			}
 		}
+	}
+	if conflicts == 0 {
+		t.Error("no atomic conflict in any branch: the resume of their state is not tested")
 	}
 	bad := New(Limited, Options{})
 	if err := bad.SetState(State{Branches: 1, Candidates: []CandidateState{{Candidate: Candidate{Count: 1, Branch: 3}}}}); err == nil {
