@@ -2,6 +2,7 @@ package dpor
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -276,15 +277,17 @@ func classes(t *testing.T, m *model, opt Options) (map[[16]byte]string, int) {
 // with everything: those executions are left out, and where there are
 // some, optimal DPOR's safety nets for them run more than one interleaving
 // of a class: the count is compared only for programs without.)
+var classPrograms = flag.Int("class.programs", 60, "TestClassIsMazurkiewicz: how many random programs (TestStateDependentAccesses: two and a half times as many)")
+
 func TestClassIsMazurkiewicz(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	compared := 0
 	defer func() {
-		if compared < 30 {
+		if compared < *classPrograms/4 {
 			t.Errorf("only %d programs without failures: the count is hardly compared", compared)
 		}
 	}()
-	for n := 0; n < 120; n++ {
+	for n := 0; n < *classPrograms; n++ {
 		prog := randomProgram(r)
 		all, nall := classes(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}})
 		opt, nopt := classes(t, newModel(prog...), Options{Spec: Spec{Strategy: "optimal"}})
@@ -412,7 +415,7 @@ func TestStateDependentAccesses(t *testing.T) {
 	}
 	compared := 0
 	defer func() {
-		if compared < 50 {
+		if compared < *classPrograms*5/2/6 {
 			t.Errorf("only %d programs without failures: the traces are hardly compared", compared)
 		}
 	}()
@@ -435,7 +438,7 @@ func TestStateDependentAccesses(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(13, 14))
-	for n := 0; n < 300; n++ {
+	for n := 0; n < *classPrograms*5/2; n++ {
 		check(fmt.Sprint("program ", n), stateDependentProgram(r))
 	}
 	// Programs of other seeds on which optimal DPOR lost a final state

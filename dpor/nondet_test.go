@@ -1,6 +1,7 @@
 package dpor
 
 import (
+	"flag"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -60,9 +61,11 @@ func withNondet(r *rand.Rand, prog [][]op, maxValues int) [][]op {
 // TestNondetSoundness: on random programs with nondet calls (and locks,
 // atomic adds, assertions), every exhaustive strategy reaches exactly the
 // final states and failures of full enumeration over every value.
+var nondetPrograms = flag.Int("nondet.programs", 16, "TestNondetSoundness: how many random programs (TestNondetOptimalTraces: five eighths as many)")
+
 func TestNondetSoundness(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	for n := 0; n < 80; n++ {
+	for n := 0; n < *nondetPrograms; n++ {
 		prog := withNondet(r, randomProgram(r), 2)
 		if size(prog) > 11 {
 			n--
@@ -98,12 +101,13 @@ func size(prog [][]op) int {
 // calls, optimal DPOR explores every trace (values included) of full
 // enumeration, and no other, and so does the dpor strategy. Optimal DPOR
 // is not optimal with nondet calls (a transition's variants stay out of
-// the sleep sets: see advance); the log gives the counts (on 2026-11-26:
-// 24,469 traces, optimal DPOR 35,775 interleavings, dpor 26,043).
+// the sleep sets: see advance); the log gives the counts (on 2026-11-26,
+// 60 programs, -nondet.programs 96: 24,469 traces, optimal DPOR 35,775
+// interleavings, dpor 26,043).
 func TestNondetOptimalTraces(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	total, opt, dp := 0, 0, 0
-	for n := 0; n < 60; n++ {
+	for n := 0; n < *nondetPrograms*5/8; n++ {
 		prog := withNondet(r, lockFreeProgram(r), 3)
 		all, _ := traces(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}})
 		got, run := traces(t, newModel(prog...), Options{Spec: Spec{Strategy: "optimal"}})

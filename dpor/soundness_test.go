@@ -165,7 +165,7 @@ func TestICBBoundedSoundness(t *testing.T) {
 	}
 }
 
-var changedPrograms = flag.Int("changed.programs", 300, "TestSleepSetsWithChangedTransitions: how many random programs")
+var changedPrograms = flag.Int("changed.programs", 120, "TestSleepSetsWithChangedTransitions: how many random programs")
 
 // ifZeroProgram is a random program of 2–3 threads of 2–4 steps over
 // three variables, whose steps touch more when a variable they read is
@@ -308,7 +308,7 @@ func TestKeysWithin(t *testing.T) {
 	}
 }
 
-var exitPrograms = flag.Int("exit.programs", 150, "random programs with an exit for TestExitRandomPrograms")
+var exitPrograms = flag.Int("exit.programs", 50, "random programs with an exit for TestExitRandomPrograms")
 
 // TestExitRandomPrograms: a thread that calls exit() ends the program
 // wherever the others are (POSIX), so the exit is dependent with every

@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -131,6 +132,11 @@ func TestFig24ExactCounts(t *testing.T) {
 	}
 }
 
+// bruteLong adds small/posix_locked with every shared access a PP to
+// TestSoundnessBruteForce (318,547 interleavings to enumerate, about 45 s
+// here): small/no_join's every-access run covers the mode in the suite.
+var bruteLong = flag.Bool("brute.long", false, "TestSoundnessBruteForce: small/posix_locked with every shared access a PP too")
+
 // soundnessPrograms are the small programs of the brute-force test.
 func soundnessPrograms() []string {
 	var out []string
@@ -149,6 +155,7 @@ func soundnessPrograms() []string {
 // enumerating every interleaving reaches, and explores no more
 // interleavings.
 func TestSoundnessBruteForce(t *testing.T) {
+	t.Parallel() // independent explorations: the suite's longest package uses both cores
 	names := soundnessPrograms()
 	if len(names) < 10 {
 		t.Fatalf("only %d small programs", len(names))
@@ -165,7 +172,7 @@ func TestSoundnessBruteForce(t *testing.T) {
 			// and each output is an event the exit can cut off.
 			progs = append(progs, program{name, kernel.Config{EveryAccess: true, MaxPPs: kernel.TooDeepPreemptEverywhere}})
 		}
-		if name == "small/posix_locked" {
+		if name == "small/posix_locked" && *bruteLong {
 			// And with every shared access a PP (318,547 interleavings
 			// to enumerate; the reductions but ICB and dpor without
 			// sleep sets, which take minutes here).
@@ -446,6 +453,7 @@ func TestReallocFlagged(t *testing.T) {
 // thr_create/thr_exit/thr_join; BENCHMARKS.md has the times without that
 // filter). The largest spaces are left to the benchmark.
 func TestReferenceLibraryVerifies(t *testing.T) {
+	t.Parallel() // independent explorations: the suite's longest package uses both cores
 	n := 0
 	for _, f := range fixtures.All() {
 		if f.Expect != "ok" || f.Lib != "ref" || !strings.HasPrefix(f.Name, "ref/") {

@@ -269,6 +269,7 @@ func htmOutcomes(t *testing.T, name string, spec dpor.Spec, racePPs bool, args .
 // distinct abort codes, and optimal DPOR, must reach exactly the logs
 // full enumeration (every thread and every abort at every PP) reaches.
 func TestHTMOutcomes(t *testing.T) {
+	t.Parallel() // independent explorations: the suite's longest package uses both cores
 	for _, c := range []struct {
 		racePPs bool
 		args    []string

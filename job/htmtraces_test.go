@@ -57,6 +57,7 @@ func htmTraces(t *testing.T, name string, spec dpor.Spec, skipSelfAborts bool, a
 // full enumeration injects CONFLICT aborts where DPOR does (it injected
 // none: on htm2, 14 traces of DPOR's 20).
 func TestHTMTracesAgainstFullEnumeration(t *testing.T) {
+	t.Parallel() // independent explorations: the suite's longest package uses both cores
 	for _, name := range []string{"htm/htm2", "htm/fig63", "htm/counter"} {
 		for _, m := range []int{0, 2} { // RETRY aborts; distinct abort codes
 			mode := htmModes[m]

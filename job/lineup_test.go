@@ -235,6 +235,7 @@ func bugText(b *record.Bug) string {
 // (calls ordered only where they cannot overlap) missed it (lockfreetable:
 // not found in 10 minutes).
 func TestTaggedFIFOABAByCBDPOR(t *testing.T) {
+	t.Parallel() // independent explorations: the suite's longest package uses both cores
 	_, img := image(t, "lockfree/tagfifo_reset")
 	for _, c := range []struct {
 		arg     string
@@ -284,6 +285,7 @@ func TestSpecHasEveryOrder(t *testing.T) {
 // interleavings under DPOR and under CB-DPOR (a guard against a checker
 // that flags correct code; exhaustive runs are the benchmark's).
 func TestLockfreeFixtures(t *testing.T) {
+	t.Parallel() // independent explorations: the suite's longest package uses both cores
 	for _, f := range fixtures.All() {
 		if !strings.HasPrefix(f.Name, "lockfree/") {
 			continue

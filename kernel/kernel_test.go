@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -80,12 +81,14 @@ func TestDeterminism(t *testing.T) {
 }
 
 // TestReferenceLibrary: the correct library passes every shipped test
-// program under the default schedule and 200 random seeds, with no bug
+// program under the default schedule and 100 random seeds (-reflib.seeds), with no bug
 // and exit status 0 (any status where the status is itself an outcome).
 // The seeds draw no transaction aborts (schedule.Random.Aborts): two
 // correct TM fixtures, lock_fast on the fixed spinlock and on a mutex,
 // are correct only without RETRY aborts (STM mode, as the thesis ran
 // them); the TM fixtures are checked in their modes in job.
+var refSeeds = flag.Int("reflib.seeds", 100, "TestReferenceLibrary: how many random seeds per program")
+
 func TestReferenceLibrary(t *testing.T) {
 	fs := threadFixtures(func(e string) bool { return e == "ok" })
 	if len(fs) < 10 {
@@ -94,7 +97,7 @@ func TestReferenceLibrary(t *testing.T) {
 	for _, f := range fs {
 		img := load(t, f)
 		choosers := []schedule.Chooser{schedule.Default{}}
-		for seed := uint64(0); seed < 200; seed++ {
+		for seed := uint64(0); seed < uint64(*refSeeds); seed++ {
 			r := schedule.NewRandom(seed)
 			r.Aborts = false
 			choosers = append(choosers, r)
