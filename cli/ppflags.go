@@ -44,7 +44,7 @@ func (f *ppFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.everywhere, "preempt-everywhere", false, "preempt before every shared access outside the mutex implementation (the thesis's -0)")
 	fl.BoolVar(&f.everyAcc, "every-access", false, "make every shared load, store and atomic a PP (not the thread's own stack, not read-only data; an LR/SC compare-and-swap is one), as Nidhugg and GenMC do")
 	fl.Uint64Var(&f.maxInstr, "max-instructions", 0, "instruction budget of one execution (default 2e9)")
-	fl.IntVar(&f.maxPPs, "max-pps", 0, "preemption points in one execution before reporting an infinite loop (default 4000)")
+	fl.IntVar(&f.maxPPs, "max-pps", 0, "preemption points in one execution before reporting an infinite loop (default 4000; 2^20 with data-race PPs or every access a PP)")
 	fl.IntVar(&f.maxThread, "max-threads", 0, fmt.Sprintf("live threads at once; more is a limit of the checker, not a bug (default %d)", check.DefaultMaxThreads))
 	fl.Var(&f.maxMemory, "max-memory", fmt.Sprintf("guest memory (heap, new_pages, pthread stacks of 256 KiB each) as bytes or with K, M, G; more is a limit of the checker, not a bug (default %s)", check.FormatSize(check.DefaultMaxMemory)))
 	fl.BoolVar(&f.thesisLoop, "thesis-heuristics", false, "block spinning threads by the thesis's counters (10 yields, 20 atomics) instead of the spin-loop rule, as the thesis's figures were made: they can drop legal executions, so the verdict is no verification")

@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -231,6 +232,16 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	opt := dpor.Options{Spec: cfg.Spec.Spec, Now: now}
+	if !cfg.Spec.Kernel.ThesisHeuristics {
+		// The depth heuristic (a branch 20× deeper than the completed
+		// ones is an infinite loop, thesis §3.4.6 (a)) reports a bug
+		// on correct programs whose executions differ in depth: a
+		// POSIX exit that cuts every thread short, then an execution
+		// that runs them all (SCTBench's micro_2_ok under a PCT walk:
+		// 283 PPs against an average of 6). It is one of the thesis's
+		// heuristics, on only with them.
+		opt.NoDepthHeuristic = true
+	}
 	var orders int
 	if cfg.Linearizability {
 		spec, err := learnSpec(ctx, cfg)
@@ -245,9 +256,7 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 		}
 		j.smooth.Observe(b.Estimate)
 		changed, conflicts := j.an.BranchAll(b.Transitions, b.NewPairs)
-		for _, c := range changed {
-			j.captureStacks(c)
-		}
+		j.captureStacks(changed)
 		keep := true
 		if cfg.Control != nil {
 			keep = cfg.Control(Step{Interleavings: b.N, Estimate: b.Estimate, Wall: now(), Races: changed, Conflicts: conflicts})
@@ -328,26 +337,59 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 	return out, nil
 }
 
-// captureStacks re-runs the two transitions of a new candidate's first
-// sighting to get the stacks at the racing accesses, then puts the
-// machine back at the end of the branch.
-func (j *runner) captureStacks(c *race.Candidate) {
-	key := c.Key()
-	if _, ok := j.stacks[key]; ok {
+// captureStacks gets the stacks at the racing accesses of the new
+// candidates of a branch: each transition holding one of their accesses
+// is re-run once (kernel.AccessStacks), for all of its racing
+// instructions together, then the machine is put back at the end of the
+// branch.
+func (j *runner) captureStacks(cs []*race.Candidate) {
+	type run struct {
+		tr     int
+		thread record.TID
+	}
+	var runs []run
+	pcs := map[run][]uint64{}
+	var todo []*race.Candidate
+	for _, c := range cs {
+		if _, ok := j.stacks[c.Key()]; ok {
+			continue
+		}
+		todo = append(todo, c)
+		for _, s := range []race.Side{c.A, c.B} {
+			r := run{s.Tr, s.Thread}
+			if _, ok := pcs[r]; !ok {
+				runs = append(runs, r)
+			}
+			if !slices.Contains(pcs[r], s.PC) {
+				pcs[r] = append(pcs[r], s.PC)
+			}
+		}
+	}
+	if len(todo) == 0 {
 		return
 	}
 	end := j.k.Snapshot()
-	var st [2][]uint64
-	for i, s := range []race.Side{c.A, c.B} {
-		if snap, err := j.x.SnapshotAt(s.Tr); err == nil {
-			st[i] = j.k.AccessStack(snap, s.Thread, s.PC)
+	stacks := map[run]map[uint64][]report.Frame{}
+	for _, r := range runs { // in the candidates' order: deterministic
+		got := map[uint64][]uint64{}
+		if snap, err := j.x.SnapshotAt(r.tr); err == nil {
+			got = j.k.AccessStacks(snap, r.thread, pcs[r])
 		}
-		if st[i] == nil {
-			st[i] = []uint64{s.PC}
+		fr := make(map[uint64][]report.Frame, len(pcs[r]))
+		for _, pc := range pcs[r] {
+			st := got[pc]
+			if st == nil {
+				st = []uint64{pc}
+			}
+			fr[pc] = report.Frames(j.syms, st)
 		}
+		stacks[r] = fr
 	}
 	j.k.Restore(end)
-	j.stacks[key] = [2][]report.Frame{report.Frames(j.syms, st[0]), report.Frames(j.syms, st[1])}
+	for _, c := range todo {
+		a, b := c.A, c.B
+		j.stacks[c.Key()] = [2][]report.Frame{stacks[run{a.Tr, a.Thread}][a.PC], stacks[run{b.Tr, b.Thread}][b.PC]}
+	}
 }
 
 // DescribePPs lists a job's PP set in words.

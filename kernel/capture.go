@@ -8,11 +8,29 @@ import "landslide/record"
 // each racing access happened without unwinding at every access. The
 // machine is left after that transition: restore a snapshot next.
 func (k *Kernel) AccessStack(snap record.Snapshot, tid record.TID, pc uint64) []uint64 {
+	return k.AccessStacks(snap, tid, []uint64{pc})[pc]
+}
+
+// AccessStacks is AccessStack for several instructions of one transition
+// at once, in one re-run: the stack at the first access of each pc (no
+// entry for a pc the transition did not run). A program whose threads
+// race at hundreds of instructions has as many candidates per transition,
+// and re-running the transition once per candidate took minutes.
+func (k *Kernel) AccessStacks(snap record.Snapshot, tid record.TID, pcs []uint64) map[uint64][]uint64 {
 	k.Restore(snap)
-	k.capturePC, k.captured = pc, nil
-	defer func() { k.capturePC, k.captured = 0, nil }()
+	want := make(map[uint64][]uint64, len(pcs))
+	for _, pc := range pcs {
+		want[pc] = nil
+	}
+	k.capture = want
+	defer func() { k.capture = nil }()
 	if _, err := k.Step(record.Choice{Thread: tid}); err != nil {
 		return nil
 	}
-	return k.captured
+	for pc, st := range want {
+		if st == nil {
+			delete(want, pc)
+		}
+	}
+	return want
 }

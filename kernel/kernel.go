@@ -91,7 +91,8 @@ type Config struct {
 	// MaxInstructions is the budget of one execution (default 2e9).
 	MaxInstructions uint64
 	// MaxPPs bounds the PPs of one execution; more is an infinite-loop bug
-	// (default TooDeepFirstBranch).
+	// (default TooDeepFirstBranch; TooDeepPreemptEverywhere with
+	// data-race PPs).
 	MaxPPs int
 	// Args are argv (argv[0] defaults to "prog").
 	Args []string
@@ -145,6 +146,13 @@ func (c *Config) fill() {
 	}
 	if c.MaxPPs == 0 {
 		c.MaxPPs = TooDeepFirstBranch
+		if len(c.DataRacePCs) > 0 {
+			// Data-race PPs multiply the PPs of a correct execution by
+			// the racing accesses it makes (SCTBench's micro_10: ten
+			// threads of 200 racing increments, 4,000 PPs at least):
+			// the thesis's bound counts sync PPs.
+			c.MaxPPs = TooDeepPreemptEverywhere
+		}
 	}
 	if len(c.Args) == 0 {
 		c.Args = []string{"prog"}
@@ -257,13 +265,13 @@ type Kernel struct {
 	seen      map[record.Access]struct{}
 	seenFor   *record.Transition
 	violation *heapViolation
-	// capturePC, when set, makes Access record the stack at the first
-	// access by that instruction (AccessStack).
-	capturePC uint64
+	// capture, when not nil, makes Access record the stack at the first
+	// access by each instruction it holds with a nil stack
+	// (AccessStacks).
+	capture map[uint64][]uint64
 	// preStep is the memory at the start of the transition of a thread
 	// with a weak transaction in flight: the old values of its undo log.
-	preStep  *mem.Snapshot
-	captured []uint64
+	preStep *mem.Snapshot
 	// txn is the running thread's transaction (htm.go), within one Step.
 	txn *txnState
 	// evented: the transition in progress has made its shared access
@@ -1041,8 +1049,10 @@ func (k *Kernel) Fence(f cpu.AccessFlags, pc uint64) {
 // Access implements cpu.Tracker: it records shared accesses.
 func (k *Kernel) Access(addr uint64, size uint8, f cpu.AccessFlags, pc uint64) {
 	write, atomic := f&cpu.AccWrite != 0, f&cpu.AccAtomic != 0
-	if pc == k.capturePC && k.captured == nil {
-		k.captured = k.stackAt(pc)
+	if k.capture != nil {
+		if st, ok := k.capture[pc]; ok && st == nil {
+			k.capture[pc] = k.stackAt(pc)
+		}
 	}
 	if write && k.preStep != nil && k.weakOwner() {
 		k.noteWeakWrite(addr, size) // before the stack filter: a rollback restores the stack too
