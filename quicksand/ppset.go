@@ -137,6 +137,11 @@ func (s Set) IDs() []int {
 // Registry numbers the PPs Quicksand knows, in the order it learnt them.
 type Registry struct {
 	PPs []PP `msgpack:"pps"`
+
+	// pcs indexes the PPs at instructions by PC, up to PPs[:indexed]
+	// (empty after decoding: ID catches up).
+	pcs     map[uint64]int
+	indexed int
 }
 
 // Sync returns the ID of a sync PP, adding it if new.
@@ -154,12 +159,11 @@ func (r *Registry) Sync(fn string, prio Priority) int {
 // atomic conflict, and whether it is new. A known PP's priority can only
 // rise (a smaller code), and a data race makes it a data-race PP.
 func (r *Registry) Race(pc uint64, where string, prio Priority, atomic bool) (id int, isNew bool) {
-	for i := range r.PPs {
-		if p := &r.PPs[i]; p.IsRace() && p.PC == pc {
-			p.Priority = min(p.Priority, prio)
-			p.Atomic = p.Atomic && atomic
-			return i, false
-		}
+	if i := r.ID(pc); i >= 0 {
+		p := &r.PPs[i]
+		p.Priority = min(p.Priority, prio)
+		p.Atomic = p.Atomic && atomic
+		return i, false
 	}
 	r.PPs = append(r.PPs, PP{PC: pc, Where: where, Priority: prio, Atomic: atomic})
 	return len(r.PPs) - 1, true
@@ -167,10 +171,18 @@ func (r *Registry) Race(pc uint64, where string, prio Priority, atomic bool) (id
 
 // ID returns the ID of the PP at instruction pc, -1 if there is none.
 func (r *Registry) ID(pc uint64) int {
-	for i := range r.PPs {
-		if p := &r.PPs[i]; p.IsRace() && p.PC == pc {
-			return i
+	if r.pcs == nil || r.indexed > len(r.PPs) {
+		r.pcs, r.indexed = map[uint64]int{}, 0
+	}
+	for ; r.indexed < len(r.PPs); r.indexed++ {
+		if p := &r.PPs[r.indexed]; p.IsRace() {
+			if _, ok := r.pcs[p.PC]; !ok {
+				r.pcs[p.PC] = r.indexed
+			}
 		}
+	}
+	if i, ok := r.pcs[pc]; ok {
+		return i
 	}
 	return -1
 }

@@ -251,6 +251,13 @@ type Sched struct {
 	// race candidates become PPs; none of this exists under -C, which
 	// runs one job).
 	SharedStack []uint64 `msgpack:"stack,omitempty"`
+
+	// noteIdx indexes Races (0) and Conflicts (1) by their PC pair
+	// (rebuilt when it lags: after decoding, it is empty). A program
+	// with racing loops reports a million candidates in one
+	// interleaving (SCTBench's micro_10_ok), and a linear search per
+	// note took minutes.
+	noteIdx [2]map[[2]uint64]int
 }
 
 // learnStack merges a job's shared stack locations into the run's.
@@ -622,7 +629,7 @@ func (s *Sched) Maximal() *Job {
 // returns the jobs added.
 func (s *Sched) OnRace(j0 *Job, r Race) []*Job {
 	s.note(j0, r)
-	if r.Realloc || s.Opt.Control || !j0.Reproduces || s.bugFound(j0.Set) {
+	if r.Realloc || s.Opt.Control || !j0.Reproduces {
 		return nil
 	}
 	prio := PrioSingleOrder
@@ -639,6 +646,9 @@ func (s *Sched) OnRace(j0 *Job, r Race) []*Job {
 	}
 	if (r.BothOrder || r.BothHalves) && r.PCB != r.PCA {
 		pcs, where = append(pcs, r.PCB), append(where, r.WhereB)
+	}
+	if s.noChange(j0, r, pcs, prio) || s.bugFound(j0.Set) {
+		return nil
 	}
 	var added []*Job
 	ids := make([]int, len(pcs))
@@ -670,22 +680,52 @@ func (s *Sched) OnRace(j0 *Job, r Race) []*Job {
 	return added
 }
 
-func (s *Sched) note(j0 *Job, r Race) {
-	notes := &s.Races
-	if r.Atomic {
-		notes = &s.Conflicts
-	}
-	for i := range *notes {
-		n := &(*notes)[i]
-		if n.PCA == r.PCA && n.PCB == r.PCB {
-			// Re-reports only strengthen a note.
-			n.BothOrder = n.BothOrder || r.BothOrder
-			n.FirstInterleaving = n.FirstInterleaving || r.FirstInterleaving
-			n.BothHalves = n.BothHalves || r.BothHalves
-			n.Realloc = n.Realloc && r.Realloc
-			return
+// noChange reports whether race r, with PPs at pcs of priority prio,
+// would change nothing: each PP is registered, at that priority or a
+// more urgent one, with the flags r would give it, and j0 holds or has
+// discovered it. (The common case, checked first: one interleaving may
+// report a million candidates among a few thousand instructions.)
+func (s *Sched) noChange(j0 *Job, r Race, pcs []uint64, prio Priority) bool {
+	for _, pc := range pcs {
+		id := s.Reg.ID(pc)
+		if id < 0 {
+			return false
+		}
+		p := &s.Reg.PPs[id]
+		if p.Priority > prio || (p.Atomic && !r.Atomic) || (r.FirstInterleaving && !p.Deterministic) ||
+			!(j0.Set.Has(id) || j0.Discovered.Has(id)) {
+			return false
 		}
 	}
+	return true
+}
+
+func (s *Sched) note(j0 *Job, r Race) {
+	notes, k := &s.Races, 0
+	if r.Atomic {
+		notes, k = &s.Conflicts, 1
+	}
+	idx := s.noteIdx[k]
+	if idx == nil || len(idx) != len(*notes) {
+		idx = make(map[[2]uint64]int, len(*notes))
+		for i, n := range *notes {
+			if _, ok := idx[[2]uint64{n.PCA, n.PCB}]; !ok {
+				idx[[2]uint64{n.PCA, n.PCB}] = i
+			}
+		}
+		s.noteIdx[k] = idx
+	}
+	key := [2]uint64{r.PCA, r.PCB}
+	if i, ok := idx[key]; ok {
+		// Re-reports only strengthen a note.
+		n := &(*notes)[i]
+		n.BothOrder = n.BothOrder || r.BothOrder
+		n.FirstInterleaving = n.FirstInterleaving || r.FirstInterleaving
+		n.BothHalves = n.BothHalves || r.BothHalves
+		n.Realloc = n.Realloc && r.Realloc
+		return
+	}
+	idx[key] = len(*notes)
 	*notes = append(*notes, RaceNote{Race: r, Job: j0.ID})
 }
 
