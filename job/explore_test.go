@@ -483,3 +483,32 @@ func TestReferenceLibraryVerifies(t *testing.T) {
 		t.Fatalf("only %d reference tests", n)
 	}
 }
+
+// TestNoPPBetweenLRAndSC: a data-race PP at the sc.w of the SDK's
+// atomic_compare_swap (an atomic conflict Quicksand reports) once made
+// every switch there clear the LR's reservation, so the SC failed, its
+// loop came back to the same state with nothing written, and the spin
+// rule blocked a thread that was making progress: indexer_thr (correct)
+// was reported deadlocked within a few interleavings under every
+// seeded-bug library of the Quicksand evaluation. The PP is now at the
+// LR, the pair one atomic step: no bug in the first 300 interleavings,
+// and some of them preempt there.
+func TestNoPPBetweenLRAndSC(t *testing.T) {
+	_, img := image(t, "ref/indexer_thr")
+	pcs, err := kernel.SharedMemoryPCs(img, []string{"atomic_compare_swap"})
+	if err != nil || len(pcs) != 2 {
+		t.Fatalf("atomic_compare_swap's accesses: %x, %v; want its lr.w and sc.w", pcs, err)
+	}
+	spec := Spec{Kernel: kernel.Config{SyncPPs: []string{}, DataRacePCs: pcs[1:]}}
+	spec.MaxInterleavings = 300
+	res, err := Run(context.Background(), Config{Spec: spec, Image: img})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bug != nil {
+		t.Fatalf("%s after %d interleavings", res.Bug.Message, res.Executed)
+	}
+	if res.Executed != 300 {
+		t.Fatalf("%d interleavings, want 300 (the state space is far larger)", res.Executed)
+	}
+}

@@ -40,8 +40,10 @@ import (
 // process exit in a program that had a second thread is a PP of its own
 // and kills the others (record.SyncKill), a spinning thread is blocked by
 // the spin-loop rule (spin.go) instead of the thesis's counters, accesses
-// carry their C11 order and fences are sync events.
-const Semantics = 2
+// carry their C11 order and fences are sync events. 3: a data-race PP at
+// an SC is one at its LR (no PP while the reservation is held), and
+// with data-race PPs an execution may have 2^20 PPs.
+const Semantics = 3
 
 // HTMConfig configures transactional memory.
 type HTMConfig struct {

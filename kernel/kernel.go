@@ -250,6 +250,9 @@ type Kernel struct {
 	ppFuncs    map[uint64]string          // entry → name, for sync PPs
 	eventFuncs map[uint64]record.SyncFunc // entry → function, for sync events
 	racePCs    map[uint64]bool
+	// scPCs are the data-race PPs at an SC whose LR is a PP too: no PP
+	// while the LR's reservation is held.
+	scPCs map[uint64]bool
 	// thrFuncs are the modelled thread functions (ModelThreads), by
 	// entry; thrExit is thr_exit's entry, where their children return.
 	thrFuncs map[uint64]record.SyncFunc
@@ -353,6 +356,15 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 		}
 		k.racePCs[pc] = true
 		k.cpu.SetBreakpoint(pc)
+		if lr, ok := k.lrBefore(pc); ok {
+			// A PP at an SC is one at its LR (see breakpoint).
+			k.racePCs[lr] = true
+			k.cpu.SetBreakpoint(lr)
+			if k.scPCs == nil {
+				k.scPCs = map[uint64]bool{}
+			}
+			k.scPCs[pc] = true
+		}
 	}
 	for _, f := range cfg.Filters {
 		if _, _, ok := k.syms.Lookup(f.Func); !ok {
@@ -836,7 +848,14 @@ func (k *Kernel) breakpoint(pc uint64) (record.PP, bool) {
 		k.ppStack = k.stackAt(pc)
 		return record.PP{Kind: record.PPSyncFunc, PC: pc, Func: name}, true
 	}
-	if k.racePCs[pc] && k.txn == nil && k.withinOK(pc) {
+	if k.racePCs[pc] && k.txn == nil && !(k.scPCs[pc] && k.cpu.Reserved()) && k.withinOK(pc) {
+		// Never between an LR and its SC: the switch there clears the
+		// reservation, so the SC fails and its loop retries, and the
+		// spin rule then sees the same state again with nothing
+		// written and blocks a thread that was making progress (a
+		// false deadlock on every library's indexer_thr, with a PP at
+		// atomic_compare_swap's sc.w). The LR/SC pair is one atomic
+		// step, as under --every-access; its PP is at the LR.
 		t.atBreak = true
 		k.ppStack = k.stackAt(pc)
 		return record.PP{Kind: record.PPDataRace, PC: pc, Func: k.funcName(pc)}, true
@@ -844,6 +863,28 @@ func (k *Kernel) breakpoint(pc uint64) (record.PP, bool) {
 	k.enterFunc(pc)
 	k.cpu.ResumeFromBreakpoint()
 	return record.PP{}, false
+}
+
+// lrBefore finds the LR of the LR/SC sequence whose SC is at pc: the
+// nearest LR at most 32 bytes before it, if pc is an SC.
+func (k *Kernel) lrBefore(pc uint64) (uint64, bool) {
+	isOp := func(a uint64, ops ...cpu.Op) bool {
+		var b [4]byte
+		if !k.syms.IsInstruction(a) || k.mem.ReadBytes(a, b[:]) != nil {
+			return false
+		}
+		op := cpu.Decode(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24).Op
+		return slices.Contains(ops, op)
+	}
+	if !isOp(pc, cpu.OpSCW, cpu.OpSCD) {
+		return 0, false
+	}
+	for d := uint64(2); d <= 32 && d <= pc; d += 2 {
+		if isOp(pc-d, cpu.OpLRW, cpu.OpLRD) {
+			return pc - d, true
+		}
+	}
+	return 0, false
 }
 
 // enterFunc records entry into a known sync function at pc (if it is one)

@@ -177,6 +177,10 @@ func (c *CPU) flush() {
 // context switch, as Linux does, so an SC after a switch fails).
 func (c *CPU) ClearReservation() { c.resValid = false }
 
+// Reserved reports whether an LR reservation is held (an SC now would
+// succeed if nothing clears it first).
+func (c *CPU) Reserved() bool { return c.resValid }
+
 // ResumeFromBreakpoint makes the next Run execute the instruction at PC even
 // if a breakpoint sits on it.
 func (c *CPU) ResumeFromBreakpoint() { c.resume = true }
