@@ -2,12 +2,9 @@ package check
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"landslide/record"
-	"landslide/sdk"
 )
 
 // TestNoFalseLoopOnExitCuts: testdata/exit_cuts.c is correct, but its
@@ -20,20 +17,7 @@ import (
 // depth heuristic still fires under --thesis-heuristics, which reproduces
 // the thesis.
 func TestNoFalseLoopOnExitCuts(t *testing.T) {
-	if !sdk.HaveClang() {
-		if os.Getenv("LANDSLIDE_NO_CLANG") == "1" {
-			t.Skip("clang/ld.lld not installed and LANDSLIDE_NO_CLANG=1")
-		}
-		t.Fatal("this test needs clang and ld.lld (apt-get install clang lld); set LANDSLIDE_NO_CLANG=1 to skip it")
-	}
-	elf := filepath.Join(t.TempDir(), "exit_cuts.elf")
-	if err := sdk.Build(sdk.Options{Sources: []string{"testdata/exit_cuts.c"}, Output: elf, Posix: true, ProgramOpt: "-O0"}); err != nil {
-		t.Fatal(err)
-	}
-	image, err := os.ReadFile(elf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	elf, image := buildTestdata(t, "exit_cuts", "-O0")
 	run := func(thesis bool) *ExploreResult {
 		t.Helper()
 		pps, err := ResolvePPs(image, PPRequest{Args: []string{elf}, DataRaceFuncs: []string{"worker"}, ThesisHeuristics: thesis})

@@ -2,13 +2,10 @@ package check
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"landslide/quicksand"
-	"landslide/sdk"
 )
 
 // TestQuicksandWalksFindSetters: Problem 2's shape, written for this test
@@ -21,20 +18,7 @@ import (
 // walk `explore --strategy pct --seed S --depth d` reproduces over the
 // same PP set: the same bug at the same walk.
 func TestQuicksandWalksFindSetters(t *testing.T) {
-	if !sdk.HaveClang() {
-		if os.Getenv("LANDSLIDE_NO_CLANG") == "1" {
-			t.Skip("clang/ld.lld not installed and LANDSLIDE_NO_CLANG=1")
-		}
-		t.Fatal("this test needs clang and ld.lld (apt-get install clang lld); set LANDSLIDE_NO_CLANG=1 to skip it")
-	}
-	elf := filepath.Join(t.TempDir(), "setters.elf")
-	if err := sdk.Build(sdk.Options{Sources: []string{"testdata/setters.c"}, Output: elf, Posix: true}); err != nil {
-		t.Fatal(err)
-	}
-	image, err := os.ReadFile(elf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	elf, image := buildTestdata(t, "setters", "")
 	pps, err := ResolvePPs(image, PPRequest{Args: []string{elf}})
 	if err != nil {
 		t.Fatal(err)
