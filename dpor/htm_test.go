@@ -109,7 +109,9 @@ var lsStopMisses = map[string]bool{"asleep abort": true, "program 396": true, "p
 
 var guardPrograms = flag.Int("guard.programs", 8, "TestSelfAbortStops: how many random programs with self-aborting transactions")
 
-// runKeeping runs f with stopAtSelfAbort off.
+// runKeeping runs f with stopAtSelfAbort off. It sets a package
+// variable: only sequential tests may call it (the parallel ones run
+// after every sequential one has ended).
 func runKeeping[T any](f func() T) T {
 	keepSelfAborts = true
 	defer func() { keepSelfAborts = false }()

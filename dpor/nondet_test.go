@@ -64,6 +64,7 @@ func withNondet(r *rand.Rand, prog [][]op, maxValues int) [][]op {
 var nondetPrograms = flag.Int("nondet.programs", 16, "TestNondetSoundness: how many random programs (TestNondetOptimalTraces: five eighths as many)")
 
 func TestNondetSoundness(t *testing.T) {
+	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
 	r := rand.New(rand.NewPCG(21, 22))
 	for n := 0; n < *nondetPrograms; n++ {
 		prog := withNondet(r, randomProgram(r), 2)
@@ -105,6 +106,7 @@ func size(prog [][]op) int {
 // 60 programs, -nondet.programs 96: 24,469 traces, optimal DPOR 35,775
 // interleavings, dpor 26,043).
 func TestNondetOptimalTraces(t *testing.T) {
+	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
 	r := rand.New(rand.NewPCG(23, 24))
 	total, opt, dp := 0, 0, 0
 	for n := 0; n < *nondetPrograms*5/8; n++ {

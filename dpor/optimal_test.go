@@ -134,6 +134,7 @@ func lockFreeProgram(r *rand.Rand) [][]op {
 // enumeration gives the set of traces (traceOf); optimal DPOR explores
 // every one of them exactly once, and no execution is sleep-set blocked.
 func TestOptimalExactlyOncePerTrace(t *testing.T) {
+	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
 	r := rand.New(rand.NewPCG(7, 8))
 	for n := 0; n < 300; n++ {
 		prog := lockFreeProgram(r)
@@ -196,6 +197,7 @@ var optimalSeeds = flag.Int("optimal.seeds", 2, "TestOptimalRandomPrograms: how 
 // the wakeup tree's order, the whole notdep, every race" four of them
 // missed a final state or failure and thirteen more missed traces.
 func TestOptimalRandomPrograms(t *testing.T) {
+	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
 	var missedStates, missedTraces, blocked, executed, traces int
 	for seed := 100; seed < 100+*optimalSeeds; seed++ {
 		r := rand.New(rand.NewPCG(uint64(seed), uint64(seed)*7))
@@ -263,6 +265,7 @@ var txnPrograms = flag.Int("optimal.txn", 150, "TestOptimalTransactions: how man
 // (programs 748, 1447 and 1765; 412 did before, and 127 missed a final
 // state).
 func TestOptimalTransactions(t *testing.T) {
+	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
 	th := []op{{kind: opInc}, {kind: opTxn, arg: 1}, {kind: opFallback, arg: 1}}
 	for _, s := range []string{"full", "optimal"} {
 		seen, r := traces(t, newModel(th, th, th), Options{Spec: Spec{Strategy: s}})

@@ -114,6 +114,7 @@ func TestRetrySetPasses(t *testing.T) {
 // final state on 13 of the first 400 and 14 of the first 300 of them;
 // -retry.programs 1000 runs 2,000.
 func TestRetrySetsReachEveryFinalState(t *testing.T) {
+	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
 	missed := map[string]bool{}
 	check := func(name string, prog [][]op) {
 		t.Helper()

@@ -81,6 +81,7 @@ func keys(m map[string]bool) []string {
 // final states and failures that enumerating every interleaving reaches,
 // and never explore more interleavings.
 func TestSoundnessRandomModels(t *testing.T) {
+	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
 	r := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n < 200; n++ {
 		prog := randomProgram(r)
@@ -319,6 +320,7 @@ var exitPrograms = flag.Int("exit.programs", 50, "random programs with an exit f
 // far each thread got), and the dpor and optimal strategies the same
 // Mazurkiewicz traces.
 func TestExitRandomPrograms(t *testing.T) {
+	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
 	r := rand.New(rand.NewPCG(7, 38))
 	blocked, executions := 0, 0
 	for n := 0; n < *exitPrograms; n++ {
