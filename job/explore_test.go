@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"landslide/race"
 	"landslide/record"
 	"landslide/report"
+	"landslide/sdk"
 )
 
 func image(t testing.TB, name string) (fixtures.Fixture, []byte) {
@@ -510,5 +513,36 @@ func TestNoPPBetweenLRAndSC(t *testing.T) {
 	}
 	if res.Executed != 300 {
 		t.Fatalf("%d interleavings, want 300 (the state space is far larger)", res.Executed)
+	}
+}
+
+// TestLRSCPPsAgainstEveryAccess: the oracle for placing a data-race PP
+// at an SC on its LR (and none while the reservation is held). cas_log
+// (testdata, built here) takes tickets with CAS loops; with a PP at every
+// shared access of worker, the SC's among them, full enumeration reaches
+// exactly the outcomes (the two orders of the increments) that dpor
+// reaches with every shared access an event, where an LR/SC pair is one.
+// Before the change the SC's PP made the SC fail after a switch and the
+// spin rule called the retrying thread deadlocked.
+func TestLRSCPPsAgainstEveryAccess(t *testing.T) {
+	if !sdk.HaveClang() {
+		if os.Getenv("LANDSLIDE_NO_CLANG") == "1" {
+			t.Skip("clang/ld.lld not installed and LANDSLIDE_NO_CLANG=1")
+		}
+		t.Fatal("this test needs clang and ld.lld (apt-get install clang lld); set LANDSLIDE_NO_CLANG=1 to skip it")
+	}
+	elf := filepath.Join(t.TempDir(), "cas_log.elf")
+	if err := sdk.Build(sdk.Options{Sources: []string{"testdata/cas_log.c"}, Output: elf, Posix: true, ProgramOpt: "-O0"}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := os.ReadFile(elf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcs := sharedPCs(t, img, "worker")
+	full, got := explored(t, img, kernel.Config{DataRacePCs: pcs}, dpor.Options{Spec: dpor.Spec{Strategy: "full"}})
+	_, want := explored(t, img, kernel.Config{EveryAccess: true, MaxPPs: kernel.TooDeepPreemptEverywhere}, dpor.Options{})
+	if !full.Complete || len(want) != 2 || !slices.Equal(keys(got), keys(want)) {
+		t.Fatalf("PPs at worker's %d accesses, full enumeration (complete %v): %v; every access an event: %v", len(pcs), full.Complete, keys(got), keys(want))
 	}
 }
