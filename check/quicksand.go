@@ -387,21 +387,24 @@ func (q *qsRunner) explore(ctx context.Context, spec quicksand.JobSpec, ctl quic
 	return out, nil
 }
 
-// walk is the quicksand.Walker: one slice of PCT walks, as `explore
-// --strategy pct --seed S --depth d` over the slice's PP set, its bug
-// reported (and stored) as a job's.
+// walk is the quicksand.Walker: one slice of walks, as `explore
+// --strategy pct --seed S --depth d` (or `--strategy reversal --seed S`)
+// over the slice's PP set, its bug reported (and stored) as a job's.
 func (q *qsRunner) walk(ctx context.Context, spec quicksand.WalkSpec, ctl quicksand.WalkControl) (int, error) {
 	cfg := q.base
 	cfg.Kernel.SyncPPs = spec.SyncPPs
 	cfg.Kernel.SharedStack = spec.SharedStack
 	cfg.Kernel.DataRacePCs = spec.DataRacePCs
 	cfg.PreemptEverywhere = false
-	cfg.Spec.Spec = WalkStrategy(cfg.Spec.Spec, spec.Seed, spec.Depth)
+	cfg.Spec.Spec = WalkStrategy(cfg.Spec.Spec, spec.Kind, spec.Seed, spec.Depth)
 	cfg.Budget = 0
 	cfg.Control = func(st job.Step) bool { return ctl.Walk(st.Interleavings) }
 	res, err := job.Run(ctx, cfg)
 	if err != nil {
 		return 0, err
+	}
+	if res.Stopped == dpor.StopRestricted && ctl.Exhausted != nil {
+		ctl.Exhausted() // the reversal walks ran out
 	}
 	if res.Bug == nil || res.Trace == nil {
 		return res.Executed, nil
@@ -431,11 +434,17 @@ func (q *qsRunner) walk(ctx context.Context, spec quicksand.WalkSpec, ctl quicks
 	return res.Executed, nil
 }
 
-// WalkStrategy is s with Quicksand's PCT walks as its strategy: dpor's
-// "pct" with the slice's seed and depth, and none of the other
-// strategies' parameters (the transactional-memory settings stay).
-func WalkStrategy(s dpor.Spec, seed uint64, depth int) dpor.Spec {
-	w := dpor.Spec{Strategy: "pct", Seed: seed, Depth: depth, NoDepthHeuristic: s.NoDepthHeuristic,
+// WalkStrategy is s with one of Quicksand's walk kinds as its strategy:
+// dpor's "pct" with the slice's seed and depth, or "reversal" with its
+// first candidate as the seed, and none of the other strategies'
+// parameters (the transactional-memory settings stay).
+func WalkStrategy(s dpor.Spec, kind string, seed uint64, depth int) dpor.Spec {
+	if kind == quicksand.WalkReversal {
+		depth = 0
+	} else {
+		kind = quicksand.WalkPCT
+	}
+	w := dpor.Spec{Strategy: kind, Seed: seed, Depth: depth, NoDepthHeuristic: s.NoDepthHeuristic,
 		AbortCodes: s.AbortCodes, STM: s.STM, WeakAtomicity: s.WeakAtomicity}
 	return w
 }

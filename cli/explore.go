@@ -278,6 +278,8 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 	case res.Complete && res.Budgeted > 0:
 		fmt.Fprintf(out, "Not verified: %d of the %d interleavings ran out of the instruction budget without ending (an infinite loop, or raise --max-instructions); no bug otherwise.\n",
 			res.Budgeted, res.Executed)
+	case res.Restricted && res.Bound >= check.UnlimitedBound:
+		fmt.Fprintf(out, "Not verified: the race-reversal walks ran every candidate (%d walks) without finding a bug; they leave every other interleaving out.\n", res.Executed)
 	case res.Restricted:
 		fmt.Fprintf(out, "Not verified: every interleaving that preempts threads only before atomic instructions, at most %d %s, was tested without finding a bug (%d interleavings in the last round, %d run in all); %s leaves the other switch points out.\n",
 			res.Bound, plural(res.Bound, "time"), res.Interleavings, res.Executed, "chess-atomic")

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -117,12 +118,21 @@ func forecastText(f check.Forecast, scale float64, det bool) string {
 	if !f.OK {
 		return "ETA not known yet"
 	}
-	d := func(d time.Duration) time.Duration { return time.Duration(float64(d) * scale) }
 	if det {
 		return fmt.Sprintf("ETA %d interleavings, likely %d–%d", int64(f.ETA), int64(f.Low), int64(f.High))
 	}
-	r := func(d time.Duration) string { return d.Round(time.Second).String() }
-	return fmt.Sprintf("ETA %s, likely %s–%s", r(d(f.ETA)), r(d(f.Low)), r(d(f.High)))
+	r := func(d time.Duration) string { return durationText(float64(d) * scale) }
+	return fmt.Sprintf("ETA %s, likely %s–%s", r(f.ETA), r(f.Low), r(f.High))
+}
+
+// durationText prints a time in nanoseconds to the second, or "over 290
+// years" past what a time.Duration holds (an estimate of a state space
+// too large to finish; converting it would wrap to a negative time).
+func durationText(ns float64) string {
+	if math.IsNaN(ns) || ns < 0 || ns >= math.MaxInt64 {
+		return "over 290 years"
+	}
+	return time.Duration(ns).Round(time.Second).String()
 }
 
 // wallScale is how much longer the wall clock ran than the estimator's

@@ -142,3 +142,12 @@ func TestQuicksandReportSmoothedETA(t *testing.T) {
 		t.Errorf("the deferred job's line does not give the scheduler's ETA and the smoothed one:\n%s", out)
 	}
 }
+
+// TestForecastTextHuge: a forecast past what a Duration holds, scaled to
+// the wall clock, reads "over 290 years", never a negative time.
+func TestForecastTextHuge(t *testing.T) {
+	got := forecastText(estimator.Forecast{OK: true, ETA: 1 << 62, Low: time.Hour, High: 1<<63 - 1}, 3, false)
+	if want := "ETA over 290 years, likely 3h0m0s–over 290 years"; got != want {
+		t.Errorf("forecastText: %q, want %q", got, want)
+	}
+}

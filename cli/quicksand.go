@@ -78,10 +78,12 @@ covered, CPU time and core saturation.
 Beyond the thesis: a pair of atomic accesses whose order nothing
 synchronises (an atomic conflict: never a data race) adds jobs as a data
 race does, after every data race, lock and unlock, so that lock-free code
-gets PPs; and --walk-share (one eighth by default) of the run goes to PCT
-walks over the largest PP set known, in slices of seeds --walk-seed,
---walk-seed+1, ..., a walk's bug reported as a job's (never a
-verification).
+gets PPs; and --walk-share (one eighth by default) of the run goes to
+walks over the largest PP set known, a walk's bug reported as a job's
+(never a verification): race-reversal walks (the default schedule, then
+each thread run just before an earlier conflicting access of another)
+in every other slice until they run out, and PCT walks in the others,
+with seeds --walk-seed, --walk-seed+1, ....
 
 --interleaving-budget N counts time in interleavings instead of seconds
 (budget, ETAs and the home stretch, and each walk one): the run then
@@ -108,9 +110,9 @@ state space. Neither runs walks.`,
 	fl.IntVar(&f.etaThreshold, "eta-threshold", quicksand.DefaultETAThreshold, "never suspend a job before this many interleavings")
 	fl.DurationVar(&f.homeStretch, "home-stretch", quicksand.DefaultHomeStretch, "suspend no job once less than this much budget is left (0: none; with --interleaving-budget the default is none)")
 	fl.BoolVar(&f.firstBug, "first-bug", false, "end the run at the first bug instead of looking for more")
-	fl.Float64Var(&f.walkShare, "walk-share", quicksand.DefaultWalkShare, "share of the run given to PCT walks over the largest PP set known (0: none; not with --control or --maximal)")
+	fl.Float64Var(&f.walkShare, "walk-share", quicksand.DefaultWalkShare, "share of the run given to race-reversal and PCT walks over the largest PP set known (0: none; not with --control or --maximal)")
 	fl.IntVar(&f.walkDepth, "walk-depth", 3, "the PCT walks' depth d")
-	fl.Uint64Var(&f.walkSeed, "walk-seed", 0, "the PCT walks' first seed (slice k of walks has seed S+k-1)")
+	fl.Uint64Var(&f.walkSeed, "walk-seed", 0, "the PCT walks' first seed (PCT slice k has seed S+k-1)")
 	f.htm.register(fl)
 	fl.BoolVar(&f.noStore, "no-store", false, "do not record the run in the store (it cannot be resumed)")
 	f.output.register(fl)
@@ -149,7 +151,7 @@ func (f *quicksandFlags) check(cmd *cobra.Command) error {
 	case f.walkDepth < 1 || f.walkDepth > 64:
 		return usageErr("--walk-depth must be 1 to 64")
 	case (f.control || f.maximal) && f.walkShare > 0 && cmd.Flags().Changed("walk-share"):
-		return usageErr("--walk-share: --control and --maximal run no PCT walks (they are the thesis's single-state-space modes)")
+		return usageErr("--walk-share: --control and --maximal run no walks (they are the thesis's single-state-space modes)")
 	}
 	if info, ok := strategyInfo(f.strategy); ok {
 		switch {
@@ -377,9 +379,16 @@ func (q *qsRun) progress(w io.Writer, s *quicksand.Sched, final bool) {
 			j.ID, 100*j.Proportion, q.rawETA(j.ETA), q.forecast(j), s.JobPPs(j))
 	}
 	if w := s.Walks; w.Walks > 0 {
-		fmt.Fprintf(&b, "[PCT WALKS] %d %s in %d %s (depth %d, seeds %d-%d; %s), never a verification\n   PPs: %s\n",
-			w.Walks, plural(w.Walks, "walk"), w.Slices, plural(w.Slices, "slice"), s.Opt.WalkDepth, s.Opt.WalkSeed,
-			s.Opt.WalkSeed+uint64(max(w.Slices, 1)-1), q.walkTime(w), w.PPs)
+		pct := "no PCT slice yet"
+		if w.PCT > 0 {
+			pct = fmt.Sprintf("%d PCT (depth %d, seeds %d-%d)", w.PCT, s.Opt.WalkDepth, s.Opt.WalkSeed, s.Opt.WalkSeed+uint64(w.PCT-1))
+		}
+		rev := fmt.Sprintf("race reversal up to candidate %d", w.Reversal)
+		if w.ReversalDone {
+			rev = fmt.Sprintf("race reversal done, %d candidates", w.Reversal)
+		}
+		fmt.Fprintf(&b, "[WALKS] %d %s in %d %s: %s, %s; %s; never a verification\n   PPs: %s\n",
+			w.Walks, plural(w.Walks, "walk"), w.Slices, plural(w.Slices, "slice"), pct, rev, q.walkTime(w), w.PPs)
 	}
 	io.WriteString(w, b.String())
 }
@@ -401,7 +410,7 @@ func (q *qsRun) jobLine(j *quicksand.Job) string {
 		}
 		q.mu.Unlock()
 		if w := j.Walk; w != nil {
-			return fmt.Sprintf("BUG FOUND by a PCT walk:%s %s (walk %d of slice %d, seed %d, depth %d)", where, j.Bug, w.Walk, w.Slice, w.Seed, w.Depth)
+			return fmt.Sprintf("BUG FOUND by a walk:%s %s (%s)", where, j.Bug, w.Describe())
 		}
 		return fmt.Sprintf("BUG FOUND:%s %s (%d interleavings tested)", where, j.Bug, j.Interleavings)
 	case quicksand.Cancelled:
@@ -512,7 +521,7 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 		}
 		if w := s.Walks; w.Slices > 0 {
 			doc.Walks = &QuicksandWalksJSON{Slices: w.Slices, Walks: w.Walks, Seconds: (w.Share + w.Idle).Seconds(),
-				Depth: s.Opt.WalkDepth, Seed: s.Opt.WalkSeed, PPSet: w.PPs}
+				Depth: s.Opt.WalkDepth, Seed: s.Opt.WalkSeed, PCTSlices: w.PCT, Reversal: w.Reversal, ReversalDone: w.ReversalDone, PPSet: w.PPs}
 			if q.det {
 				doc.Walks.Seconds = float64(w.Share)
 			}

@@ -157,10 +157,16 @@ type QuicksandWalksJSON struct {
 	// Seconds is the time the walks took (interleavings with the
 	// interleaving clock, where each walk counts one).
 	Seconds float64 `json:"elapsed"`
-	// Depth is PCT's d; Seed the first slice's seed (slice k has seed
-	// Seed+k-1).
-	Depth int    `json:"depth"`
-	Seed  uint64 `json:"seed"`
+	// Depth is PCT's d; Seed the first PCT slice's seed (PCT slice k has
+	// seed Seed+k-1); PCTSlices the PCT slices, the others being
+	// race-reversal slices.
+	Depth     int    `json:"depth"`
+	Seed      uint64 `json:"seed"`
+	PCTSlices int    `json:"pct_slices"`
+	// Reversal is the next race-reversal candidate; ReversalDone that the
+	// candidates ran out.
+	Reversal     uint64 `json:"reversal_next"`
+	ReversalDone bool   `json:"reversal_done"`
 	// PPSet is the PP set of the last slice.
 	PPSet string `json:"pp_set,omitempty"`
 }

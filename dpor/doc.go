@@ -60,6 +60,10 @@
 //     sets;
 //   - pct (pct.go): PCT walks of depth Spec.Depth (Burckhardt et al.
 //     2010), reproducible from Spec.Seed; never complete;
+//   - reversal (reversal.go): race-reversal walks: the default schedule,
+//     then one walk per pair of conflicting accesses of two threads, the
+//     later one's thread run at the earlier one's PP, from Spec.Seed on;
+//     it ends Restricted when the pairs do, never complete;
 //   - optimal (optimal.go): optimal DPOR, source sets and wakeup trees
 //     (Abdulla et al. 2014), each Mazurkiewicz trace once;
 //   - random (random.go): seeded random walks, walk k being `landslide run

@@ -48,6 +48,8 @@ type Frontier struct {
 	// DPOR is the dpor strategy's sleep sets, one entry per node (absent
 	// from frontiers stored before it kept them, and without sleep sets).
 	DPOR []DPORNode `msgpack:",omitempty"`
+	// Reversal is the reversal strategy's base and candidates.
+	Reversal *ReversalState `msgpack:",omitempty"`
 	// SleepBlocked counts the executions abandoned with every runnable
 	// thread asleep (in Executed, not in Branches).
 	SleepBlocked int `msgpack:",omitempty"`

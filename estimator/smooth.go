@@ -143,7 +143,11 @@ func (s *Smoother) Forecast() Forecast {
 	slices.Sort(samples)
 	pct := func(q float64) float64 { return samples[int(math.Round(q*float64(len(samples)-1)))] }
 	left := func(logTotal float64) time.Duration {
-		return max(time.Duration(math.Exp(logTotal))-s.elapsed, 0)
+		t := math.Exp(logTotal)
+		if t >= math.MaxInt64 {
+			return math.MaxInt64 // past what a Duration holds: a conversion would wrap
+		}
+		return max(time.Duration(t)-s.elapsed, 0)
 	}
 	lo, hi := pct(0.1), pct(0.9)
 	return Forecast{OK: true, ETA: left(min(max(sum/w, lo), hi)), Low: left(lo), High: left(hi)}

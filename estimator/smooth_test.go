@@ -132,3 +132,21 @@ func TestSmootherRecordedParaguay(t *testing.T) {
 		t.Errorf("mean log error: smoothed %.2f, raw %.2f", errSmooth/float64(lines), errRaw/float64(lines))
 	}
 }
+
+// TestSmootherHugeStateSpace: a run that has seen a proportion of 1e-31
+// of its tree (SCTBench's twostage_100 under Quicksand) forecasts more
+// about as much as a time.Duration holds (292 years), never a
+// conversion that wraps to a negative time (the progress report once
+// printed "ETA -2562047h47m16s").
+func TestSmootherHugeStateSpace(t *testing.T) {
+	var s Smoother
+	for n := 1; n <= 100; n++ {
+		el := time.Duration(n) * time.Millisecond
+		s.Observe(Estimate{Branches: n, Proportion: 1e-31, Total: math.MaxInt64, Elapsed: el})
+	}
+	f := s.Forecast()
+	const years290 = 290 * 365 * 24 * time.Hour
+	if !f.OK || f.ETA < years290 || f.Low < years290 || f.High < years290 {
+		t.Fatalf("forecast %+v, want about the largest Duration throughout", f)
+	}
+}

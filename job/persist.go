@@ -536,6 +536,8 @@ func (r *Result) Status() (store.Status, string) {
 		return store.StatusVerified, fmt.Sprintf("verified: %d interleavings; caveat: %s", r.Interleavings, r.Caveat)
 	case r.Verified:
 		return store.StatusVerified, fmt.Sprintf("verified: %d interleavings", r.Interleavings)
+	case r.Restricted && r.Bound >= dpor.UnlimitedBound:
+		return store.StatusBounded, fmt.Sprintf("no bug in the race-reversal walks: every candidate run (%d walks)", r.Executed)
 	case r.Restricted:
 		return store.StatusBounded, fmt.Sprintf("no bug with preemptions only before atomic instructions, within %d (%d interleavings)", r.Bound, r.Interleavings)
 	case r.Bounded:

@@ -76,7 +76,7 @@ type Config struct {
 	Options
 	SyncPPs []string
 	Runner  Runner
-	// Walker runs the PCT walks (walk.go); nil: none.
+	// Walker runs the walks (walk.go); nil: none.
 	Walker Walker
 	// Now is the wall clock since the run began (default: real time),
 	// including the time of the runs this one resumes.

@@ -85,7 +85,7 @@ type Job struct {
 	// Caveat: its strategy may not have explored every trace of its
 	// state space, and why (Outcome.Caveat; the verdict repeats it).
 	Caveat string `msgpack:"caveat,omitempty"`
-	// Walk: the job is no state space but the bug a PCT walk found
+	// Walk: the job is no state space but the bug a walk found
 	// (walk.go): which walk, and the PPs beyond Set it had.
 	Walk *WalkInfo `msgpack:"walk,omitempty"`
 
@@ -126,7 +126,7 @@ type Options struct {
 	// is its estimated size minus what it explored), so a run depends on
 	// nothing but the program. It needs one worker.
 	Deterministic bool `msgpack:"det"`
-	// WalkShare is the share of the run's time given to PCT walks over
+	// WalkShare is the share of the run's time given to walks over
 	// the largest PP set known (walk.go; beyond the thesis): 0 is
 	// DefaultWalkShare, negative none. -M and -C run none. A stored run
 	// keeps its value; one stored before walks existed holds 0 and runs
@@ -134,8 +134,8 @@ type Options struct {
 	WalkShare float64 `msgpack:"walk_share,omitempty"`
 	// WalkSlice is the length of a slice of walks, in clock units (0: a
 	// hundredth of the budget, at least 250 ms or 16 walks, at most 30 s
-	// or 1,000 walks); WalkDepth their PCT depth d (0: 3); WalkSeed the
-	// first slice's seed (slice k has WalkSeed+k-1).
+	// or 1,000 walks); WalkDepth the PCT depth d (0: 3); WalkSeed the
+	// first PCT slice's seed (PCT slice k has WalkSeed+k-1).
 	WalkSlice time.Duration `msgpack:"walk_slice,omitempty"`
 	WalkDepth int           `msgpack:"walk_depth,omitempty"`
 	WalkSeed  uint64        `msgpack:"walk_seed,omitempty"`
@@ -242,7 +242,7 @@ type Sched struct {
 	// the interleaving clock Now is no time).
 	CPU  time.Duration `msgpack:"cpu,omitempty"`
 	Wall time.Duration `msgpack:"wall,omitempty"`
-	// Walks is what the PCT walks did (walk.go).
+	// Walks is what the walks did (walk.go).
 	Walks Walks `msgpack:"walks,omitempty"`
 	// SharedStack are the stack locations (8-byte granules, sorted) that
 	// the ended jobs saw another thread than their owner access: the

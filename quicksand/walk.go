@@ -32,6 +32,20 @@ import (
 // interleaving clock each walk counts one interleaving, the share is of
 // interleavings, slices are WalkSlice walks long and start at fixed
 // points of the run: the run stays deterministic.
+//
+// Race-reversal walks (dpor's "reversal" strategy) take every other
+// slice until they run out: the default schedule over the same PP set,
+// then, one walk each, every thread whose access conflicts with an
+// earlier one of another thread run just before that one, top first
+// (dpor/reversal.go). PCT finds a bug that needs a few threads in a
+// rare order among few steps; reversal walks one that needs one thread
+// early among many (SCTBench's twostage_100: one reader between the
+// first of 99 writers' two critical sections and any writer's second,
+// which PCT hits about once in 60,000 walks and a reversal slice within
+// its first ten). Each reversal slice goes on from the candidate where
+// the last one stopped (its Seed), or from the first if the PP set
+// grew; once the candidates are done, every slice is PCT's until it
+// grows. PCT slice k (counting PCT slices only) has seed WalkSeed+k-1.
 
 // DefaultWalkShare is Options.WalkShare's default.
 const DefaultWalkShare = 1.0 / 8
@@ -54,7 +68,7 @@ func defaultWalkSlice(budget time.Duration, det bool) time.Duration {
 	return min(max(budget/100, minWalkSlice), maxWalkSlice)
 }
 
-// Walks is what the run's PCT walks did, kept with the scheduler.
+// Walks is what the run's walks did, kept with the scheduler.
 type Walks struct {
 	// Slices started (the next one is Slices+1); Walks run in them.
 	Slices int `msgpack:"slices,omitempty"`
@@ -70,10 +84,28 @@ type Walks struct {
 	// runs it again first, as the uninterrupted run ran it (interleaving
 	// clock).
 	Due bool `msgpack:"due,omitempty"`
+	// PCT counts the PCT slices started; Reversal is the next reversal
+	// candidate (the next reversal slice's seed), ReversalDone that the
+	// reversal walks have run out, both over the PP set ReversalPPs (a
+	// larger set has other candidates: they start again from the first).
+	PCT          int    `msgpack:"pct,omitempty"`
+	Reversal     uint64 `msgpack:"reversal,omitempty"`
+	ReversalDone bool   `msgpack:"reversal_done,omitempty"`
+	ReversalPPs  string `msgpack:"reversal_pps,omitempty"`
 }
+
+// Walk kinds (WalkSpec.Kind, WalkInfo.Kind).
+const (
+	WalkPCT      = "pct"
+	WalkReversal = "reversal"
+)
 
 // WalkInfo says which walk found a job's bug (Job.Walk).
 type WalkInfo struct {
+	// Kind is WalkPCT ("" in runs stored before there were others) or
+	// WalkReversal; a reversal walk's Seed is its slice's first candidate
+	// and its Depth 0.
+	Kind  string `msgpack:"kind,omitempty"`
 	Slice int    `msgpack:"slice"`
 	Seed  uint64 `msgpack:"seed"`
 	Depth int    `msgpack:"depth"`
@@ -85,8 +117,10 @@ type WalkInfo struct {
 	Extra []PP `msgpack:"extra,omitempty"`
 }
 
-// WalkSpec is one slice of PCT walks.
+// WalkSpec is one slice of walks: PCT's (Seed, Depth) or reversal's
+// (Seed: the first candidate).
 type WalkSpec struct {
+	Kind        string
 	Slice       int
 	Seed        uint64
 	Depth       int
@@ -105,6 +139,8 @@ type WalkControl struct {
 	// run and returns the job's ID and the scheduler's state with it,
 	// encoded, to store with the bug's records.
 	Bug func(n int, msg string) (id int, state []byte)
+	// Exhausted: the slice's reversal walks ran out of candidates.
+	Exhausted func()
 }
 
 // Walker runs one slice until its control ends it, its first bug, or
@@ -167,10 +203,18 @@ func (j *Job) subsetOf(set Set) bool {
 	return (j.Walk == nil || len(j.Walk.Extra) == 0) && j.Set.SubsetOf(set)
 }
 
+// Describe names the walk: "PCT walk 3 of slice 2 (seed 1, depth 3)".
+func (w *WalkInfo) Describe() string {
+	if w.Kind == WalkReversal {
+		return fmt.Sprintf("race-reversal walk %d of slice %d (from candidate %d)", w.Walk, w.Slice, w.Seed)
+	}
+	return fmt.Sprintf("PCT walk %d of slice %d (seed %d, depth %d)", w.Walk, w.Slice, w.Seed, w.Depth)
+}
+
 // walkBug records the bug walk n of a slice found as a job of the run.
 func (s *Sched) walkBug(info WalkInfo, set Set, n int, msg string) *Job {
 	info.Walk = n
-	j := s.add(set, false, fmt.Sprintf("PCT walk %d of slice %d (seed %d, depth %d)", n, info.Slice, info.Seed, info.Depth))
+	j := s.add(set, false, info.Describe())
 	j.Walk = &info
 	j.Started, j.Interleavings, j.ETA = true, n, 0
 	s.finished(j, false, msg, "")
@@ -211,13 +255,24 @@ func (d *driver) walkDue() bool {
 // against the share, and it ends once a job is available.
 func (d *driver) walk(idle bool) {
 	w := &d.s.Walks
+	before := *w
 	w.Slices++
 	set, extra := d.s.walkPPs()
-	depth := d.s.Opt.WalkDepth
-	if depth == 0 {
-		depth = defaultWalkDepth
+	info := WalkInfo{Kind: WalkPCT, Slice: w.Slices, Extra: extra}
+	if pps := d.s.describe(set, extra); pps != w.ReversalPPs {
+		w.Reversal, w.ReversalDone, w.ReversalPPs = 0, false, pps
 	}
-	info := WalkInfo{Slice: w.Slices, Seed: d.s.Opt.WalkSeed + uint64(w.Slices-1), Depth: depth, Extra: extra}
+	if !w.ReversalDone && w.Slices%2 == 1 {
+		info.Kind, info.Seed = WalkReversal, w.Reversal
+	} else {
+		info.Depth = d.s.Opt.WalkDepth
+		if info.Depth == 0 {
+			info.Depth = defaultWalkDepth
+		}
+		info.Seed = d.s.Opt.WalkSeed + uint64(w.PCT)
+		w.PCT++
+	}
+	depth := info.Depth
 	funcs, pcs := d.s.Reg.Funcs(set)
 	atomic := d.s.Reg.AtomicPCs(set)
 	for _, p := range extra {
@@ -228,7 +283,7 @@ func (d *driver) walk(idle bool) {
 	}
 	slices.Sort(pcs)
 	slices.Sort(atomic)
-	spec := WalkSpec{Slice: info.Slice, Seed: info.Seed, Depth: depth, SyncPPs: funcs, DataRacePCs: pcs,
+	spec := WalkSpec{Kind: info.Kind, Slice: info.Slice, Seed: info.Seed, Depth: depth, SyncPPs: funcs, DataRacePCs: pcs,
 		AtomicPCs: atomic, SharedStack: slices.Clone(d.s.SharedStack)}
 	w.PPs = d.s.describe(set, extra)
 	if !idle {
@@ -236,9 +291,8 @@ func (d *driver) walk(idle bool) {
 	}
 	gen, l := d.gen, d.sliceLen()
 	start, rounds0 := d.now(), d.rounds
-	share0, idle0 := w.Share, w.Idle
 	last := start
-	walks, found := 0, false
+	walks, found, exhausted := 0, false, false
 	// spent counts the time since the last count against the share, or
 	// as idle (with mu held): as the walks go, so that a commit in the
 	// middle of the slice (a walk's bug) holds it.
@@ -288,24 +342,28 @@ func (d *driver) walk(idle bool) {
 			}
 			return j.ID, b
 		},
+		Exhausted: func() { exhausted = true },
 	})
 	d.mu.Lock()
 	if !idle {
 		d.shareWalking = false
 	}
 	if err != nil && d.err == nil {
-		d.err = fmt.Errorf("PCT walks, slice %d: %w", info.Slice, err)
+		d.err = fmt.Errorf("%s walks, slice %d: %w", info.Kind, info.Slice, err)
 	}
 	if d.cfg.Deterministic && d.ctx.Err() != nil && !found && time.Duration(walks) < l && d.s.remaining() > 0 {
 		// Interrupted: the resumed run runs this slice again first, so
 		// that it goes on as the uninterrupted run would have.
 		d.rounds = rounds0
 		d.s.Now = time.Duration(rounds0)
-		w.Slices--
-		w.Walks -= walks
-		w.Share, w.Idle = share0, idle0
+		*w = before
 		w.Due = true
 		return
+	}
+	if info.Kind == WalkReversal {
+		// Walk 1 is the base; walk n >= 2 ran candidate Seed+n-2.
+		w.Reversal = info.Seed + uint64(max(walks-1, 0))
+		w.ReversalDone = w.ReversalDone || exhausted
 	}
 	if !d.cfg.Deterministic {
 		spent() // the machine's setup and teardown

@@ -11,15 +11,19 @@ import (
 	"time"
 )
 
-// walkProgram is fakeProgram with PCT walks: a slice's walk 5 finds a bug
-// when the slice's seed is bugSeed and its PP set holds 0xa and 0xb (the
-// fake program's race); every other walk finds nothing. Each walk counts
-// as an interleaving for crashes (crash) and for the interruption
-// (cancelAt: the run's context is canceled after that many).
+// walkProgram is fakeProgram with walks: a PCT slice's walk 5 finds a
+// bug when the slice's seed is bugSeed and its PP set holds 0xa and 0xb
+// (the fake program's race); every other walk finds nothing. A reversal
+// slice has revCands candidates after its base walk, whatever the PP set:
+// walk n runs candidate Seed+n-2, and the slice ends after the last.
+// Each walk counts as an interleaving for crashes (crash) and for the
+// interruption (cancelAt: the run's context is canceled after that many).
 type walkProgram struct {
 	*fakeProgram
 	bugSeed  uint64
+	revCands int
 	specs    []WalkSpec
+	walks    []int // per slice, the walks run
 	cancelAt int
 	cancel   context.CancelFunc
 }
@@ -27,8 +31,11 @@ type walkProgram struct {
 func (p *walkProgram) walker() Walker {
 	return func(ctx context.Context, spec WalkSpec, ctl WalkControl) (int, error) {
 		p.specs = append(p.specs, spec)
-		bug := spec.Seed == p.bugSeed && slices.Contains(spec.DataRacePCs, 0xa) && slices.Contains(spec.DataRacePCs, 0xb)
+		p.walks = append(p.walks, 0)
+		rev := spec.Kind == WalkReversal
+		bug := !rev && spec.Seed == p.bugSeed && slices.Contains(spec.DataRacePCs, 0xa) && slices.Contains(spec.DataRacePCs, 0xb)
 		for n := 1; ; n++ {
+			p.walks[len(p.walks)-1] = n
 			p.steps++
 			if p.crash > 0 && p.steps >= p.crash {
 				p.dead = true // killed: nothing more is committed
@@ -38,6 +45,10 @@ func (p *walkProgram) walker() Walker {
 			p.onStep()
 			if bug && n == 5 {
 				_, p.state = ctl.Bug(n, "walk bug") // committed with its state
+				return n, nil
+			}
+			if rev && uint64(n-1) >= uint64(p.revCands)-spec.Seed {
+				ctl.Exhausted()
 				return n, nil
 			}
 			if !keep || ctx.Err() != nil {
@@ -67,7 +78,7 @@ func (p *walkProgram) run(t *testing.T, budget int, resume []byte) (*Result, err
 
 func newWalkProgram() *walkProgram {
 	return &walkProgram{fakeProgram: &fakeProgram{store: map[int]int{}, every: 5,
-		sizes: map[string]int{"[mutex_lock mutex_unlock] []": 5000}}, bugSeed: 2}
+		sizes: map[string]int{"[mutex_lock mutex_unlock] []": 5000}}, bugSeed: 2, revCands: 20}
 }
 
 // walkSummary is summary with the walks' figures and each job's origin.
@@ -77,16 +88,20 @@ func walkSummary(s *Sched) []string {
 		out[i] += " " + j.Origin
 	}
 	w := s.Walks
-	return append(out, fmt.Sprintf("walks: %d slices, %d walks, share %d, now %d, due %v", w.Slices, w.Walks, w.Share, s.Now, w.Due))
+	return append(out, fmt.Sprintf("walks: %d slices, %d walks, share %d, now %d, due %v; %d PCT, reversal %d done %v over %s",
+		w.Slices, w.Walks, w.Share, s.Now, w.Due, w.PCT, w.Reversal, w.ReversalDone, w.ReversalPPs))
 }
 
-// TestWalks: with the interleaving clock, the PCT walks take at most
-// their share (one eighth) of the interleavings, in slices of 16 walks
-// (a hundredth of the budget, at least 16) with seeds 0, 1, 2, ... over
-// every PP known; slice 3 (seed 2) has the race's PPs and finds the bug
-// at its walk 5, which becomes a job of the run (status bug, with the
-// walk's slice, seed and depth) without counting as a verification; a
-// second run does exactly the same.
+// TestWalks: with the interleaving clock, the walks take at most their
+// share (one eighth) of the interleavings, in slices of 16 walks (a
+// hundredth of the budget, at least 16) over every PP known: reversal
+// slices first and every other one, each from the candidate where the
+// last one over the same PP set stopped (from the first over a new set),
+// until the candidates run out; PCT slices the others, with seeds 0, 1,
+// 2, .... PCT's third slice (seed 2) has the race's PPs and finds the
+// bug at its walk 5, which becomes a job of the run (status bug, with
+// the walk's slice, seed and depth) without counting as a verification;
+// a second run does exactly the same.
 func TestWalks(t *testing.T) {
 	p := newWalkProgram()
 	res, err := p.run(t, 1000, nil)
@@ -98,13 +113,40 @@ func TestWalks(t *testing.T) {
 	if w.Slices < 3 || w.Walks != int(w.Share) || float64(w.Share) > DefaultWalkShare*float64(s.Now) || s.Now != 1000 {
 		t.Errorf("walks %+v over %d interleavings: want at least 3 slices, within an eighth", w, s.Now)
 	}
+	var pct, bugSlice int
+	var next uint64      // the next reversal candidate
+	var done bool        // the reversal candidates ran out
+	var lastPCs []uint64 // the last reversal slice's PP set
 	for k, spec := range p.specs {
-		if spec.Slice != k+1 || spec.Seed != uint64(k) || spec.Depth != 3 || !slices.Equal(spec.SyncPPs, []string{"mutex_lock", "mutex_unlock"}) {
+		if spec.Slice != k+1 || !slices.Equal(spec.SyncPPs, []string{"mutex_lock", "mutex_unlock"}) {
 			t.Errorf("slice %d: %+v", k+1, spec)
 		}
+		if !slices.Equal(spec.DataRacePCs, lastPCs) {
+			next, done = 0, false
+		}
+		switch {
+		case !done && k%2 == 0:
+			if spec.Kind != WalkReversal || spec.Seed != next || spec.Depth != 0 {
+				t.Errorf("slice %d: %+v, want reversal walks from candidate %d", k+1, spec, next)
+			}
+			next += uint64(p.walks[k] - 1)
+			done = next >= uint64(p.revCands)
+			lastPCs = spec.DataRacePCs
+		default:
+			if spec.Kind != WalkPCT || spec.Seed != uint64(pct) || spec.Depth != 3 {
+				t.Errorf("slice %d: %+v, want PCT seed %d", k+1, spec, pct)
+			}
+			if pct == 2 {
+				bugSlice = k + 1
+				if !slices.Equal(spec.DataRacePCs, []uint64{0xa, 0xb}) {
+					t.Errorf("slice %d's PCs %#x, want the race's", k+1, spec.DataRacePCs)
+				}
+			}
+			pct++
+		}
 	}
-	if spec := p.specs[2]; !slices.Equal(spec.DataRacePCs, []uint64{0xa, 0xb}) {
-		t.Errorf("slice 3's PCs %#x, want the race's", spec.DataRacePCs)
+	if !done || pct < 3 {
+		t.Errorf("reversal candidates done %v, %d PCT slices: want done, and at least 3", done, pct)
 	}
 	var walk *Job
 	for _, j := range s.Jobs {
@@ -115,11 +157,11 @@ func TestWalks(t *testing.T) {
 			walk = j
 		}
 	}
-	if walk == nil || walk.Status != BugFound || walk.Bug != "walk bug" || walk.Walk.Slice != 3 || walk.Walk.Seed != 2 ||
+	if walk == nil || walk.Status != BugFound || walk.Bug != "walk bug" || walk.Walk.Slice != bugSlice || walk.Walk.Seed != 2 ||
 		walk.Walk.Walk != 5 || walk.Walk.Depth != 3 || !walk.Set.Equal(s.Reg.All()) || walk.FoundAt == 0 {
 		t.Fatalf("walk job %+v", walk)
 	}
-	if !strings.HasPrefix(walk.Origin, "PCT walk 5 of slice 3 (seed 2") || s.JobPPs(walk) != s.Reg.Describe(walk.Set) {
+	if !strings.HasPrefix(walk.Origin, fmt.Sprintf("PCT walk 5 of slice %d (seed 2", bugSlice)) || s.JobPPs(walk) != s.Reg.Describe(walk.Set) {
 		t.Errorf("walk job: origin %q, PPs %s", walk.Origin, s.JobPPs(walk))
 	}
 	if s.Verified() || s.Maximal() == walk {
