@@ -90,15 +90,42 @@ func (r *Recording) stored(run *store.Run) (job.Spec, []byte, error) {
 func Env() store.Env {
 	e := store.Env{GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Version: "devel"}
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			e.Version = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				e.Version = s.Value[:12]
-			}
-		}
+		e.Version = BuildVersion(bi)
 	}
 	e.Host, _ = os.Hostname()
 	return e
+}
+
+// BuildVersion names the build: the module version of a released build,
+// else the commit it was built from (12 digits), with the commit's date
+// and "+modified" when the tree had uncommitted changes, as Go records
+// them (go build's -buildvcs, on by default in a git checkout); else
+// "(devel, built without version control information)".
+func BuildVersion(bi *debug.BuildInfo) string {
+	var rev, at string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	switch {
+	case bi.Main.Version != "" && bi.Main.Version != "(devel)":
+		return bi.Main.Version
+	case len(rev) >= 12:
+		v := rev[:12]
+		if modified {
+			v += "+modified"
+		}
+		if t, err := time.Parse(time.RFC3339, at); err == nil {
+			v += " (" + t.UTC().Format("2006-01-02 15:04 UTC") + ")"
+		}
+		return v
+	}
+	return "(devel, built without version control information)"
 }

@@ -1,7 +1,10 @@
 package check
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 
 	"landslide/dpor"
@@ -138,15 +141,81 @@ func Races(st *store.Store, run *store.Run, jobID int, mode race.Mode) (*Offline
 	return out, nil
 }
 
+// MaxProgramSize is the largest program file LoadELF reads: a guest's
+// whole memory is 256 MiB by default, and its ELF far smaller.
+const MaxProgramSize = 256 << 20
+
 // LoadELF reads a program file and checks that it is an ELF Landslide
-// can run (the error names the file).
+// can run (the error names the file). Only a regular file of at most
+// MaxProgramSize bytes is read: a device, a FIFO or a directory is
+// refused before it is opened (reading /dev/zero or a FIFO would never
+// end), and so is a larger file (a sparse one of gigabytes would be read
+// whole).
 func LoadELF(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, pathErr(path, err)
+	}
+	if err := programFile(path, st); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, pathErr(path, err)
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil { // what was opened, if the path changed since
+		return nil, err
+	}
+	if err := programFile(path, st); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxProgramSize+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > MaxProgramSize {
+		return nil, fmt.Errorf("%s: larger than %d MiB: not a program Landslide runs", path, MaxProgramSize>>20)
 	}
 	if _, err := elfsym.Parse(data); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return data, nil
+}
+
+// pathErr says "PATH: what went wrong" (not "stat PATH: ...").
+func pathErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", path, pe.Err)
+	}
+	return err
+}
+
+// programFile refuses what LoadELF does not read.
+func programFile(path string, st os.FileInfo) error {
+	m := st.Mode()
+	switch {
+	case m.IsDir():
+		return fmt.Errorf("%s: a directory, not a program", path)
+	case !m.IsRegular():
+		return fmt.Errorf("%s: not a regular file (%s), not a program", path, fileKind(m))
+	case st.Size() > MaxProgramSize:
+		return fmt.Errorf("%s: %d bytes, larger than %d MiB: not a program Landslide runs", path, st.Size(), MaxProgramSize>>20)
+	}
+	return nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
 }

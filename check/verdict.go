@@ -118,12 +118,14 @@ func CaveatLine(c quicksand.Caveat) string {
 func quicksandOutcome(s *quicksand.Sched, bugs int, interrupted bool) Verdict {
 	max := s.Maximal()
 	maxSet := s.Reg.Describe(s.Reg.All())
-	timedOut := 0
+	timedOut, notStarted := 0, 0
 	var limited []*quicksand.Job
 	for _, j := range s.Jobs {
 		switch j.Status {
 		case quicksand.TimedOut:
 			timedOut++
+		case quicksand.NotStarted:
+			notStarted++
 		case quicksand.LimitReached:
 			limited = append(limited, j)
 		}
@@ -148,6 +150,9 @@ func quicksandOutcome(s *quicksand.Sched, bugs int, interrupted bool) Verdict {
 		if timedOut > 0 {
 			msg += fmt.Sprintf(", %d timed out", timedOut)
 		}
+		if notStarted > 0 {
+			msg += fmt.Sprintf(", %d never started", notStarted)
+		}
 		msg += "; not a verification."
 		if interrupted {
 			msg += " Interrupted: the run can be resumed."
@@ -162,7 +167,7 @@ func quicksandOutcome(s *quicksand.Sched, bugs int, interrupted bool) Verdict {
 			"Total verification: the maximal state space %s completed with no bug, and it covered %s.", maxSet, covered)}
 	case interrupted:
 		return Verdict{Interrupted, store.StatusStopped, fmt.Sprintf("Interrupted: %d of %d jobs complete; the run can be resumed.", complete, len(s.Jobs))}
-	case timedOut == 0 && max != nil && max.Status == quicksand.Complete:
+	case timedOut == 0 && notStarted == 0 && max != nil && max.Status == quicksand.Complete:
 		why := "their PPs could not be added"
 		if s.Opt.Control {
 			why = "--control never makes them PPs"
@@ -171,7 +176,11 @@ func quicksandOutcome(s *quicksand.Sched, bugs int, interrupted bool) Verdict {
 			"No bug: every state space completed, the maximal one %s included; not a total verification: %s stayed uncovered (%s).",
 			maxSet, uncoveredText(s), why)}
 	}
-	msg := fmt.Sprintf("Budget spent: %d of %d jobs complete, %d timed out; ", complete, len(s.Jobs), timedOut)
+	msg := fmt.Sprintf("Budget spent: %d of %d jobs complete, %d timed out", complete, len(s.Jobs), timedOut)
+	if notStarted > 0 {
+		msg += fmt.Sprintf(", %d never started", notStarted)
+	}
+	msg += "; "
 	if max != nil && max.Status == quicksand.Complete {
 		msg += fmt.Sprintf("the maximal state space %s completed, but %s stayed uncovered.", maxSet, uncoveredText(s))
 	} else {

@@ -271,7 +271,7 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 	case r.Verdict.Outcome == check.Interrupted:
 		fmt.Fprintf(out, "Interrupted after %d interleavings; %s.\n", res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
 		if run != nil {
-			fmt.Fprintf(out, "Everything up to the last interleaving is committed: `landslide resume %s` continues from there.\n", run.ID)
+			fmt.Fprintf(out, "Everything up to the last interleaving is committed: `%s` continues from there.\n", again(dir, "resume", run.ID))
 		} else {
 			fmt.Fprintln(out, "(--no-store: nothing was recorded, so it cannot be resumed.)")
 		}
@@ -296,8 +296,8 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 		writeRaces(out, r)
 	}
 	if run != nil {
-		fmt.Fprintf(out, "Stored as run %s in %s (landslide show %s; landslide replay %s for a bug; landslide races %s).\n",
-			run.ID, dir, run.ID, run.ID, run.ID)
+		fmt.Fprintf(out, "Stored as run %s in %s (%s; %s for a bug; %s).\n",
+			run.ID, dir, again(dir, "show", run.ID), again(dir, "replay", run.ID), again(dir, "races", run.ID))
 	}
 	return &exitError{code: code}
 }

@@ -44,7 +44,11 @@ type quicksandFlags struct {
 }
 
 // DefaultCPUs is quicksand's -c default: half the cores, at least one.
-func DefaultCPUs() int { return max(1, runtime.NumCPU()/2) }
+func DefaultCPUs() int { return max(1, min(MaxCPUs, runtime.NumCPU()/2)) }
+
+// MaxCPUs is the largest -c: each worker holds a machine (up to
+// --max-memory of guest memory and its snapshots).
+const MaxCPUs = 256
 
 func newQuicksandCmd() *cobra.Command {
 	var f quicksandFlags
@@ -134,8 +138,8 @@ func (f *quicksandFlags) check(cmd *cobra.Command) error {
 		return usageErr("--icb and --strategy %s are two strategies: choose one", f.strategy)
 	case len(f.races) > 0 || len(f.raceFuncs) > 0:
 		return usageErr("quicksand finds its data-race PPs itself: drop --data-race-pp/--data-race-func (explore takes them)")
-	case f.cpus < 1:
-		return usageErr("-c must be at least 1")
+	case f.cpus < 1 || f.cpus > MaxCPUs:
+		return usageErr("-c %d: must be 1 to %d (each worker holds a machine of up to --max-memory)", f.cpus, MaxCPUs)
 	case f.ilBudget < 0:
 		return usageErr("--interleaving-budget must be positive")
 	case f.ilBudget > 0 && f.cpus != 1:
@@ -536,7 +540,11 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 	}
 	out := q.cmd.OutOrStdout()
 	q.progress(out, s, true)
-	if len(bugs) == 0 && v.Outcome != check.Limit {
+	switch {
+	case len(bugs) > 0 || v.Outcome == check.Limit:
+	case v.Outcome == check.Interrupted:
+		fmt.Fprintln(out, "No bug was found before the interruption.")
+	default:
 		fmt.Fprintln(out, "No bugs were found -- you survived!")
 	}
 	for _, b := range bugs {
@@ -555,7 +563,7 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 		}
 	}
 	if len(uncovered) > 0 {
-		fmt.Fprintf(out, "Data-race PPs no completed state space covered (inspect them):\n")
+		fmt.Fprintf(out, "Data-race PPs that no state space completed or found a bug with (inspect them):\n")
 		for _, u := range uncovered {
 			fmt.Fprintf(out, "   %s\n", u)
 		}
@@ -567,7 +575,7 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 		}
 	}
 	if len(uncoveredAtomic) > 0 {
-		fmt.Fprintf(out, "Atomic-conflict PPs no completed state space covered:\n")
+		fmt.Fprintf(out, "Atomic-conflict PPs that no state space completed or found a bug with:\n")
 		for _, u := range uncoveredAtomic {
 			fmt.Fprintf(out, "   %s\n", u)
 		}
@@ -576,9 +584,9 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 		res.CPU.Round(time.Millisecond), q.workers, plural(q.workers, "worker"), 100*res.Saturation)
 	if res.Run != nil {
 		if v.Outcome == check.Interrupted {
-			fmt.Fprintf(out, "Interrupted: every running job committed its last interleaving; `landslide resume %s` continues the run.\n", res.Run.ID)
+			fmt.Fprintf(out, "Interrupted: every running job committed its last interleaving; `%s` continues the run.\n", again(dir, "resume", res.Run.ID))
 		}
-		fmt.Fprintf(out, "Stored as run %s in %s (landslide show %s; landslide replay %s for a bug).\n", res.Run.ID, dir, res.Run.ID, res.Run.ID)
+		fmt.Fprintf(out, "Stored as run %s in %s (%s; %s for a bug).\n", res.Run.ID, dir, again(dir, "show", res.Run.ID), again(dir, "replay", res.Run.ID))
 	} else if v.Outcome == check.Interrupted {
 		fmt.Fprintln(out, "Interrupted (--no-store: nothing was recorded, so it cannot be resumed).")
 	}

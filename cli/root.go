@@ -13,7 +13,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -111,6 +113,18 @@ func checkFlagValues(cmd *cobra.Command) error {
 			}
 		}
 		return nil
+	}
+	var bad error
+	fl.VisitAll(func(f *pflag.Flag) {
+		if bad != nil || !f.Changed || (f.Value.Type() != "float64" && f.Value.Type() != "float32") {
+			return
+		}
+		if v, err := strconv.ParseFloat(f.Value.String(), 64); err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			bad = usageErr("--%s %s: not a number Landslide can use", f.Name, f.Value.String())
+		}
+	})
+	if bad != nil {
+		return bad
 	}
 	if err := check(positiveFlags, func(v float64) bool { return v > 0 }, "must be above zero"); err != nil {
 		return err

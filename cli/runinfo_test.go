@@ -15,7 +15,7 @@ func TestShowRunInfo(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errOut := storeCLI(dir, "quicksand", fixture(t, "ref/fig1"), "--first-bug", "-c", "1",
 		"--interleaving-budget", "20000", "--quiet", "--trace-dir", t.TempDir())
-	if code != ExitBug || !strings.Contains(errOut, "landslide resume ") {
+	if code != ExitBug || !strings.Contains(errOut, "landslide --store "+dir+" resume ") {
 		t.Fatalf("quicksand --quiet: exit %d, stderr %q (the run line must stay)", code, errOut)
 	}
 	_, ls, _ := storeCLI(dir, "ls", "--json")

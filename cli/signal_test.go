@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestInterruptExploreResume(t *testing.T) {
 	// In text, the interrupted run says where it stopped and how to go on.
 	dir = t.TempDir()
 	code, _, out, _ = interruptOnce(t, landslide("--store", dir, "explore", prog, "--pp", "mutex_lock,mutex_unlock", "--quiet", "--trace-dir", t.TempDir()), took/3)
-	if code != ExitBudget || !bytes.Contains([]byte(out), []byte("Interrupted after")) || !bytes.Contains([]byte(out), []byte("landslide resume ")) {
+	if code != ExitBudget || !bytes.Contains([]byte(out), []byte("Interrupted after")) || !bytes.Contains([]byte(out), []byte("landslide --store "+dir+" resume ")) {
 		t.Fatalf("interrupted explore, text: exit %d\n%s", code, out)
 	}
 }
@@ -113,5 +114,12 @@ func TestInterruptQuicksandResume(t *testing.T) {
 	if got.ExitCode != w.ExitCode || got.Result != w.Result || !slices.Equal(keys(got), keys(w)) ||
 		!slices.Equal(got.VerifiedPPSets, w.VerifiedPPSets) || len(got.Bugs) != len(w.Bugs) {
 		t.Fatalf("resumed after SIGINT:\n%s\nuninterrupted:\n%s", final, want)
+	}
+	// The text report of an interrupted run says so, not "you survived"
+	// (which it printed over "Interrupted").
+	text := []string{"--store", t.TempDir(), "quicksand", prog, "--interleaving-budget", "40000", "-c", "1", "--quiet", "--trace-dir", t.TempDir()}
+	if code, _, out, errOut := interruptOnce(t, landslide(text...), took/3); code != ExitBudget ||
+		strings.Contains(out, "you survived") || !strings.Contains(out, "No bug was found before the interruption.") {
+		t.Errorf("interrupted quicksand, text: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

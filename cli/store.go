@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -30,6 +31,23 @@ func storeDir(cmd *cobra.Command) string {
 	return DefaultStore
 }
 
+// again is the command line that runs landslide's sub command on run id
+// in the store at dir: "landslide resume ID", with "--store DIR" when a
+// bare command would open another store (--store was given, and names
+// neither $LANDSLIDE_STORE nor the default).
+func again(dir, sub, id string) string {
+	bare := DefaultStore
+	if d := os.Getenv("LANDSLIDE_STORE"); d != "" {
+		bare = d
+	}
+	a, errA := filepath.Abs(dir)
+	b, errB := filepath.Abs(bare)
+	if dir == "" || errA == nil && errB == nil && a == b {
+		return "landslide " + sub + " " + id
+	}
+	return "landslide --store " + quoteArgs([]string{dir})[0] + " " + sub + " " + id
+}
+
 // storeFS is the store's file system (nil: the real one); tests inject
 // a full or read-only disk.
 var storeFS vfs.FS
@@ -54,8 +72,8 @@ func openStore(cmd *cobra.Command, readOnly bool) (*store.Store, error) {
 			fmt.Fprintf(w, "landslide: warning: store %s: %s: the write-ahead log that held it was damaged\n", dir, l)
 			continue
 		}
-		fmt.Fprintf(w, "landslide: warning: store %s: %s: the write-ahead log that held them was damaged (landslide resume %s redoes the lost work)\n",
-			dir, l, l.Run)
+		fmt.Fprintf(w, "landslide: warning: store %s: %s: the write-ahead log that held them was damaged (%s redoes the lost work)\n",
+			dir, l, again(dir, "resume", l.Run))
 	}
 	return st, nil
 }
@@ -67,8 +85,8 @@ func lostErr(st *store.Store, run string) error {
 	if len(lost) == 0 {
 		return nil
 	}
-	return usageErr("store %s: %s, so its stored results are older than what it reached; `landslide resume %s` redoes the lost work",
-		st.Dir(), lost[0], run)
+	return usageErr("store %s: %s, so its stored results are older than what it reached; `%s` redoes the lost work",
+		st.Dir(), lost[0], again(st.Dir(), "resume", run))
 }
 
 // openRun opens the workspace and finds the run ref names (an ID or a
@@ -168,7 +186,7 @@ func (p *persistFlags) recording(cmd *cobra.Command, st *store.Store) check.Reco
 		NoBranchLog: p.noBranches, OnRun: func(run *store.Run) {
 			// Printed even with --quiet: after a crash, this line is
 			// what says how to go on.
-			fmt.Fprintf(cmd.ErrOrStderr(), "landslide: run %s in %s (resume it with `landslide resume %s` if interrupted)\n", run.ID, st.Dir(), run.ID)
+			fmt.Fprintf(cmd.ErrOrStderr(), "landslide: run %s in %s (resume it with `%s` if interrupted)\n", run.ID, st.Dir(), again(st.Dir(), "resume", run.ID))
 		}}
 }
 
@@ -206,11 +224,11 @@ uninterrupted run would have had. RUN is a run ID or a unique prefix of one
 			defer st.Close()
 			switch {
 			case run.Status == store.StatusVerified, run.Status == store.StatusBug, run.Status == store.StatusBounded:
-				return usageErr("run %s has already finished: %s (see landslide show %s)", run.ID, run.Message, run.ID)
+				return usageErr("run %s has already finished: %s (see %s)", run.ID, run.Message, again(st.Dir(), "show", run.ID))
 			case run.Status == store.StatusLimit && run.Command != "quicksand":
 				// Its state space cannot complete under these limits (a
 				// Quicksand run's other jobs may still go on).
-				return usageErr("run %s stopped at a limit of the checker: %s; explore it again with the limit raised (see landslide show %s)", run.ID, run.Message, run.ID)
+				return usageErr("run %s stopped at a limit of the checker: %s; explore it again with the limit raised (see %s)", run.ID, run.Message, again(st.Dir(), "show", run.ID))
 			}
 			rec := pf.recording(cmd, st)
 			if run.Command == "quicksand" {

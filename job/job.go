@@ -480,7 +480,7 @@ func NewTrace(cfg Config, syms *elfsym.Symbols, ppset []string, races []*RaceRep
 			s.Events = append(s.Events, report.SyncEventText(e))
 		}
 		if tr.PP.Kind == record.PPDataRace {
-			s.Race = racePair(syms, tr.PP.PC, byPC[tr.PP.PC])
+			s.Race = racePair(syms, tr.PP.PC, byPC[tr.PP.PC], trs, i)
 		}
 		t.Steps = append(t.Steps, s)
 	}
@@ -488,15 +488,20 @@ func NewTrace(cfg Config, syms *elfsym.Symbols, ppset []string, races []*RaceRep
 	return t
 }
 
-// racePair describes the race behind a data-race PP at pc.
-func racePair(syms *elfsym.Symbols, pc uint64, r *RaceReport) *report.RacePair {
+// racePair describes the race behind the data-race PP at pc that step i
+// of the trace ends at. The candidate was seen in some interleaving, with
+// that interleaving's thread numbers: the other thread named is the one
+// of this trace that runs the other instruction nearest to step i (the
+// first after it, else the last before it), or "another thread" if none
+// does here.
+func racePair(syms *elfsym.Symbols, pc uint64, r *RaceReport, trs []*record.Transition, i int) *report.RacePair {
 	here := report.Frames(syms, []uint64{pc})[0]
 	if r == nil {
 		return &report.RacePair{Access: here, Text: "configured data-race PP (no race candidate with this instruction was seen in this state space)"}
 	}
-	other, otherT, otherW := r.B, r.B.Thread, r.B.Write
+	other, otherW := r.B, r.B.Write
 	if r.B.PC == pc && r.A.PC != pc {
-		other, otherT, otherW = r.A, r.A.Thread, r.A.Write
+		other, otherW = r.A, r.A.Write
 	}
 	of := report.Frames(syms, []uint64{other.PC})[0]
 	kind := "read"
@@ -507,6 +512,38 @@ func racePair(syms *elfsym.Symbols, pc uint64, r *RaceReport) *report.RacePair {
 	if r.BothOrder {
 		order = "both-order"
 	}
-	return &report.RacePair{Access: here, Other: of, OtherThread: int32(otherT),
-		Text: fmt.Sprintf("races with thread %d's %s at %s (%s candidate)", otherT, kind, of.Text, order)}
+	who := "another thread's"
+	t, ok := otherThread(trs, i, other.PC)
+	if ok {
+		who = fmt.Sprintf("thread %d's", t)
+	}
+	return &report.RacePair{Access: here, Other: of, OtherThread: int32(t),
+		Text: fmt.Sprintf("races with %s %s at %s (%s candidate)", who, kind, of.Text, order)}
+}
+
+// otherThread is the thread other than step i's that runs an access at
+// pc nearest to step i: the first after it, else the last before it.
+func otherThread(trs []*record.Transition, i int, pc uint64) (record.TID, bool) {
+	runs := func(k int) bool {
+		if trs[k].Thread == trs[i].Thread {
+			return false
+		}
+		for _, a := range trs[k].Accesses {
+			if a.PC == pc {
+				return true
+			}
+		}
+		return false
+	}
+	for k := i + 1; k < len(trs); k++ {
+		if runs(k) {
+			return trs[k].Thread, true
+		}
+	}
+	for k := i - 1; k >= 0; k-- {
+		if runs(k) {
+			return trs[k].Thread, true
+		}
+	}
+	return 0, false
 }

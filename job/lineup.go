@@ -56,7 +56,7 @@ func learnSpec(ctx context.Context, cfg Config) (*linearize.Spec, error) {
 		order := linearize.Order(calls)
 		switch {
 		case b.Bug != nil:
-			fail = fmt.Errorf("with the calls one at a time, in the order %s, the program fails: %s (landslide run --schedule %s shows it)", order, b.Bug.Message, choiceList(b.Choices))
+			fail = fmt.Errorf("with the calls one at a time, in the order %s, the program fails: %s: %s (landslide run --schedule %s shows it)", order, b.Bug.Kind, b.Bug.Message, choiceList(b.Choices))
 		case b.Limit != nil:
 			fail = fmt.Errorf("with the calls one at a time, in the order %s, the execution went past a limit of the checker: %s", order, b.Limit.Message)
 		case b.Budget:

@@ -492,28 +492,42 @@ func (ps *persister) bugRecords(res *Result) (*store.TraceRecord, *store.BugReco
 }
 
 // Signature is a bug's deduplication key: its kind, the failing
-// instruction as function+offset, and the function names of its stack.
+// location as function+offset, and the function names of its stack. The
+// failing location is the instruction that failed, or, where that is in
+// a function that reports a failure (reportingFuncs: an assertion's
+// panic, abort), the call of it in the first frame outside them, so
+// that two assertions in one program, or in two, do not share one key.
 func Signature(syms interface {
 	FuncAt(pc uint64) (string, uint64, bool)
 }, b *record.Bug) ([]string, string) {
 	var funcs []string
+	pcs := make([]uint64, len(b.Stack))
 	for i, pc := range b.Stack {
 		if i > 0 && pc >= 4 {
 			pc -= 4 // a return address: the call is what names the frame (a noreturn call may end its function)
 		}
+		pcs[i] = pc
 		name, _, ok := syms.FuncAt(pc)
 		if !ok {
 			name = "?"
 		}
 		funcs = append(funcs, name)
 	}
-	name, start, ok := syms.FuncAt(b.PC)
-	off := b.PC - start
+	at := b.PC
+	for i := 0; i+1 < len(funcs) && slices.Contains(reportingFuncs, funcs[i]); i++ {
+		at = pcs[i+1]
+	}
+	name, start, ok := syms.FuncAt(at)
+	off := at - start
 	if !ok {
-		name, off = "?", b.PC
+		name, off = "?", at
 	}
 	return funcs, store.Signature(b.Kind, name, off, funcs)
 }
+
+// reportingFuncs are the SDK's functions that report a failure on behalf
+// of their caller (assert expands to a call of panic).
+var reportingFuncs = []string{"panic", "abort"}
 
 // finish writes the job's final state.
 func (ps *persister) finish(res *Result) error {

@@ -153,9 +153,9 @@ func (k *Kernel) fault(s cpu.Stop) {
 
 // deadlock reports that no live thread can run.
 func (k *Kernel) deadlock() {
-	msg := "deadlock: threads %s are all blocked and none can wake the others"
+	msg := "threads %s are all blocked and none can wake the others"
 	if len(k.st.threads) == 1 {
-		msg = "deadlock: thread %s is blocked and no other thread exists to wake it"
+		msg = "thread %s is blocked and no other thread exists to wake it"
 	}
 	k.threadsBug(msg, func(t *thread) string {
 		what := "is descheduled, waiting for make_runnable"
@@ -398,7 +398,7 @@ func (k *Kernel) wakeWaiters(addr, size uint64) {
 
 // spinDeadlock reports threads that all spin in yield loops.
 func (k *Kernel) spinDeadlock() {
-	k.threadsBug(fmt.Sprintf("deadlock: threads %%s all wait in yield loops for each other (each yielded %d+ times with no other progress for %d preemption points; thesis §3.4.6)",
+	k.threadsBug(fmt.Sprintf("threads %%s all wait in yield loops for each other (each yielded %d+ times with no other progress for %d preemption points; thesis §3.4.6)",
 		TooManyYields, DeadlockFPMaxAttempts), func(t *thread) string {
 		what := fmt.Sprintf("spins (%d yields without progress)", t.yields)
 		if n := len(t.calls); n > 0 {

@@ -217,9 +217,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	d.s.Opt.Workers, d.s.Opt.Deterministic = cfg.Workers, cfg.Deterministic
 	if cfg.Resume != nil && d.s.remaining() > 0 {
 		// A run whose budget ran out, resumed with a larger one: the jobs
-		// it timed out are due again.
+		// it timed out or never started are due again.
 		for _, j := range d.s.Jobs {
-			if j.Status == TimedOut {
+			if j.Status == TimedOut || j.Status == NotStarted {
 				j.Status = Pending
 				if j.Started {
 					j.Status = Suspended

@@ -155,8 +155,8 @@ func TestRunDeterministic(t *testing.T) {
 		"7 { 'mutex_lock' 'data race @ 0xb' } complete n=50",
 		"8 { 'data race @ 0xb' } complete n=50",
 		"9 { 'mutex_lock' 'data race @ 0xa' 'data race @ 0xb' } bug n=10",
-		"10 { 'mutex_lock' 'mutex_unlock' 'data race @ 0xa' } timed out n=0",
-		"11 { 'mutex_lock' 'mutex_unlock' 'data race @ 0xb' } timed out n=0",
+		"10 { 'mutex_lock' 'mutex_unlock' 'data race @ 0xa' } not started n=0",
+		"11 { 'mutex_lock' 'mutex_unlock' 'data race @ 0xb' } not started n=0",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("jobs\n%q\nwant\n%q", got, want)
@@ -347,7 +347,7 @@ func TestTimeUpFirstBug(t *testing.T) {
 		s.TimeUp()
 		want := []Status{NotStarted, Cancelled}
 		if spent {
-			want = []Status{TimedOut, TimedOut}
+			want = []Status{NotStarted, TimedOut} // the pending job never started
 		}
 		if s.Jobs[2].Status != want[0] || s.Jobs[1].Status != want[1] {
 			t.Errorf("budget spent %v: pending %v, suspended %v; want %v", spent, s.Jobs[2].Status, s.Jobs[1].Status, want)

@@ -22,7 +22,7 @@ const (
 	BugFound                 // the state space holds a bug
 	Cancelled                // a subset found a bug, or (-M) it is no longer maximal
 	TimedOut                 // the budget ran out before it completed
-	NotStarted               // the run ended (its first bug, --first-bug) with budget left before it started
+	NotStarted               // the run ended (its budget spent, or its first bug with --first-bug) before it started
 	// LimitReached: an execution went past a limit of the checker
 	// (threads, memory, output): no bug, but its state space cannot
 	// complete. The other jobs go on; the run is no verification.
@@ -586,10 +586,10 @@ func (s *Sched) finished(j *Job, complete bool, bug, limit string) {
 	}
 }
 
-// TimeUp ends the jobs that did not run to the end. When the first bug
-// ended a FirstBug run with budget left, pending jobs never started and
-// suspended ones are cancelled (the budget was not what stopped them);
-// otherwise the budget is spent, and both time out.
+// TimeUp ends the jobs that did not run to the end. Pending jobs never
+// started; suspended ones are cancelled when the first bug ended a
+// FirstBug run with budget left (the budget was not what stopped them),
+// else they time out.
 func (s *Sched) TimeUp() {
 	firstBug := s.Opt.FirstBug && len(s.Bugs()) > 0 && s.Now < s.Opt.Budget
 	for _, j := range s.Jobs {
@@ -598,7 +598,9 @@ func (s *Sched) TimeUp() {
 			j.Status, j.Note = NotStarted, "first bug found"
 		case j.Status == Suspended && firstBug:
 			j.Status, j.Note = Cancelled, "the first bug ended the run"
-		case j.Status == Pending || j.Status == Suspended:
+		case j.Status == Pending:
+			j.Status, j.Note = NotStarted, "the budget ran out first"
+		case j.Status == Suspended:
 			j.Status = TimedOut
 		}
 	}
@@ -800,7 +802,8 @@ func (s *Sched) uncovered(notes []RaceNote) []RaceNote {
 	return out
 }
 
-// Uncovered lists the data-race PPs no completed job's set held: races
+// Uncovered lists the data-race PPs that no completed job's set held,
+// nor a job's that found a bug (that PP has its report already): races
 // left for the user to inspect. UncoveredAtomic lists the PPs at atomic
 // conflicts likewise.
 func (s *Sched) Uncovered() []int { return s.uncoveredPPs(false) }
@@ -810,6 +813,13 @@ func (s *Sched) UncoveredAtomic() []int { return s.uncoveredPPs(true) }
 
 func (s *Sched) uncoveredPPs(atomic bool) []int {
 	c := s.covered()
+	for _, j := range s.Jobs {
+		if j.Status == BugFound {
+			for _, id := range j.Set.IDs() {
+				c = c.With(id)
+			}
+		}
+	}
 	var out []int
 	for id := range s.Reg.PPs {
 		if p := &s.Reg.PPs[id]; p.IsRace() && p.Atomic == atomic && !c.Has(id) {

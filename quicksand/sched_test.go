@@ -554,8 +554,8 @@ func TestLifecycleAndVerification(t *testing.T) {
 	s2.Suspended(s2.Jobs[3])
 	s2.TimeUp()
 	for _, j := range s2.Jobs {
-		if j.Status != TimedOut {
-			t.Errorf("job %d after time-up: %v", j.ID, j.Status)
+		if want := map[bool]Status{true: TimedOut, false: NotStarted}[j.Started]; j.Status != want {
+			t.Errorf("job %d (started %v) after time-up: %v, want %v", j.ID, j.Started, j.Status, want)
 		}
 	}
 	s2.Finished(s2.Jobs[3], false, "")
@@ -584,5 +584,33 @@ func TestInterrupt(t *testing.T) {
 	s.Start(lock)
 	if lock.SinceStart != 0 || lock.Suspensions != 1 {
 		t.Errorf("restarted after a suspension: %d since its start, %d suspensions; want 0, 1", lock.SinceStart, lock.Suspensions)
+	}
+}
+
+// TestUncoveredLeavesOutBugPPs: a data-race PP whose job found a bug is
+// not listed among the PPs left to inspect (the bug's report shows it;
+// before, the list named the very PP of the bug); one no job completed
+// or found a bug with still is.
+func TestUncoveredLeavesOutBugPPs(t *testing.T) {
+	s := seeded(t, Options{})
+	s.Start(s.Jobs[1])
+	s.OnRace(s.Jobs[1], Race{PCA: 0xa, PCB: 0xb}) // PP 2 at 0xa: jobs {lock,a}, {a}
+	s.OnRace(s.Jobs[1], Race{PCA: 0xc, PCB: 0xd}) // PP 3 at 0xc
+	var ja *Job
+	for _, j := range s.Jobs {
+		if j.Set.Len() == 1 && j.Set.Has(2) {
+			ja = j
+		}
+	}
+	if ja == nil {
+		t.Fatalf("no job {a}: %v", summary(s))
+	}
+	s.Start(ja)
+	s.Finished(ja, false, "assert")
+	if got := s.Uncovered(); !slices.Equal(got, []int{3}) {
+		t.Errorf("uncovered %v, want [3] (2's job found the bug)", got)
+	}
+	if len(s.UncoveredRaces()) != 2 {
+		t.Errorf("uncovered races %v: a bug is no coverage for a verification", s.UncoveredRaces())
 	}
 }

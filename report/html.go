@@ -252,7 +252,7 @@ pre.src .hit { background: #fff3c4; font-weight: bold; }
 {{- end}}
 {{- with $r.Step.Race}}
 <div class="race">data race: {{race .}}
-<div class="stack"><span class="race-side">this access:</span>{{template "frame" .Access}}<span class="race-side">thread {{.OtherThread}}'s access:</span>{{template "frame" .Other}}</div>
+<div class="stack"><span class="race-side">this access:</span>{{template "frame" .Access}}<span class="race-side">{{.OtherName}}'s access:</span>{{template "frame" .Other}}</div>
 </div>
 {{- end}}
 </td>

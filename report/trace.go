@@ -54,10 +54,10 @@ type Step struct {
 
 // RacePair is the pair of racing accesses behind a data-race PP.
 type RacePair struct {
-	Access      Frame  `json:"access"` // the access at this PP
-	Other       Frame  `json:"other"`  // the access it races with
-	OtherThread int32  `json:"other_thread"`
-	Text        string `json:"text"` // e.g. "races with thread 2's write at count (fig1.c:30)"
+	Access      Frame  `json:"access"`       // the access at this PP
+	Other       Frame  `json:"other"`        // the access it races with
+	OtherThread int32  `json:"other_thread"` // 0: no thread of this trace runs the other access
+	Text        string `json:"text"`         // e.g. "races with thread 2's write at count (fig1.c:30)"
 }
 
 // PPLabel is the label of a PP in a trace: the function's name for a sync
@@ -174,7 +174,7 @@ func formatSize(x float64) string {
 		return "infinite"
 	}
 	if x < 1e15 {
-		return strconv.FormatFloat(math.Round(x*10)/10, 'f', -1, 64)
+		return strconv.FormatFloat(math.Max(1, math.Round(x)), 'f', 0, 64) // a number of interleavings: whole
 	}
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
@@ -236,7 +236,7 @@ func (t *Trace) WriteText(w io.Writer) error {
 		if s.Race != nil {
 			fmt.Fprintf(ew, "      ! data race: %s\n", raceText(s.Race))
 			fmt.Fprintf(ew, "          this access: %s\n", s.Race.Access.Text)
-			fmt.Fprintf(ew, "          other access (thread %d): %s\n", s.Race.OtherThread, s.Race.Other.Text)
+			fmt.Fprintf(ew, "          other access (%s): %s\n", s.Race.OtherName(), s.Race.Other.Text)
 		}
 	}
 	if len(t.Races) > 0 {
@@ -255,7 +255,16 @@ func raceText(r *RacePair) string {
 	if r.Text != "" {
 		return r.Text
 	}
-	return fmt.Sprintf("%s races with thread %d at %s", r.Access.Text, r.OtherThread, r.Other.Text)
+	return fmt.Sprintf("%s races with %s at %s", r.Access.Text, r.OtherName(), r.Other.Text)
+}
+
+// OtherName names the other access's thread: "thread 3", or "another
+// thread" where no thread of this trace runs it (OtherThread 0).
+func (r *RacePair) OtherName() string {
+	if r.OtherThread == 0 {
+		return "another thread"
+	}
+	return fmt.Sprintf("thread %d", r.OtherThread)
 }
 
 // WriteJSON writes the trace as indented JSON. Non-finite estimates (which

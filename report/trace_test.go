@@ -267,3 +267,16 @@ func TestTraceHTMLEscapes(t *testing.T) {
 		t.Errorf("bug message not escaped as expected")
 	}
 }
+
+// TestFormatSizeWhole: an estimated number of interleavings prints as a
+// whole number (it printed "220.8"); huge ones in exponent form.
+func TestFormatSizeWhole(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{{220.8, "221"}, {0.4, "1"}, {12, "12"}, {2.5e16, "2.5e+16"}, {0, "unknown"}, {math.Inf(1), "infinite"}} {
+		if got := formatSize(c.x); got != c.want {
+			t.Errorf("formatSize(%v) = %q, want %q", c.x, got, c.want)
+		}
+	}
+}
