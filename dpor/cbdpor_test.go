@@ -201,7 +201,7 @@ func boundedOutcomes(t *testing.T, mk func() *model, bound int) bounded {
 // enumeration), and none of its interleavings has more than L
 // preemptions, counted by the path and by the thesis's definition.
 func TestCBDPORBoundedOracle(t *testing.T) {
-	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
+	t.Parallel()
 	r := rand.New(rand.NewPCG(17, 4))
 	for n := 0; n < 150; n++ {
 		prog := randomProgram(r)
@@ -281,7 +281,7 @@ func classes(t *testing.T, m *model, opt Options) (map[[16]byte]string, int) {
 var classPrograms = flag.Int("class.programs", 60, "TestClassIsMazurkiewicz: how many random programs (TestStateDependentAccesses: two and a half times as many)")
 
 func TestClassIsMazurkiewicz(t *testing.T) {
-	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
+	t.Parallel()
 	r := rand.New(rand.NewPCG(9, 10))
 	compared := 0
 	defer func() {
@@ -383,16 +383,23 @@ func stateDependentProgram(r *rand.Rand) [][]op {
 // exploration's result.
 func stateOutcomes(t *testing.T, prog [][]op, spec Spec) (map[string]bool, *Result) {
 	t.Helper()
+	return stateOutcomesOpt(t, prog, Options{Spec: spec})
+}
+
+// stateOutcomesOpt is stateOutcomes with these options (OnBranch aside).
+func stateOutcomesOpt(t *testing.T, prog [][]op, opt Options) (map[string]bool, *Result) {
+	t.Helper()
 	m := newModel(prog...)
 	out := map[string]bool{}
-	r := explore(t, m, Options{Spec: spec, OnBranch: func(b *Branch) Stop {
+	opt.OnBranch = func(b *Branch) Stop {
 		if m.st.bug != nil {
 			out[m.outcome()] = true
 		} else {
 			out[fmt.Sprint(m.outcome(), m.st.reg)] = true
 		}
 		return Continue
-	}})
+	}
+	r := explore(t, m, opt)
 	return out, r.res
 }
 
@@ -409,7 +416,7 @@ func stateOutcomes(t *testing.T, prog [][]op, spec Spec) (map[string]bool, *Resu
 // Landslide's sleep-set check with the thesis's tagging rule does not: on
 // the program at the end it misses the final state v = [0 0 1].
 func TestStateDependentAccesses(t *testing.T) {
-	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
+	t.Parallel()
 	var traces int
 	outcomes := func(prog [][]op, spec Spec) map[string]bool {
 		out, res := stateOutcomes(t, prog, spec)

@@ -92,7 +92,7 @@ func interrupted(t *testing.T, prog [][]op, opt Options, stops []int, withCheckp
 // through the frontier), CB-DPOR to the maximal bound (its sleep sets); with and without checkpoints; through the
 // frontier's stored (msgpack) form.
 func TestResumeEqualsUninterrupted(t *testing.T) {
-	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	modes := []Options{{}, {Spec: Spec{NoSleepSets: true}}, {Spec: Spec{Strategy: "icb"}}, {Spec: Spec{Strategy: "full"}}, {Spec: Spec{Strategy: "optimal"}},
 		{Spec: Spec{Strategy: "cbdpor"}}}

@@ -238,10 +238,6 @@ func endsTxn(tr *record.Transition) bool {
 // oracle, explores every branch whole.
 type selfAbortStopper interface{ stopsAtSelfAborts() }
 
-// keepSelfAborts turns stopAtSelfAbort off (tests compare with and
-// without it).
-var keepSelfAborts bool
-
 // stopAtSelfAbort reports whether the branch stops after transition tr,
 // which choice ch of thread q ran from node i: q's transaction started
 // (ch.Value is 0) and aborted itself (_xabort, a system call), and the
@@ -278,7 +274,7 @@ var keepSelfAborts bool
 // counts only if it ran (or is to run) under the node's constraints, not
 // under a narrower set only.
 func (x *Explorer) stopAtSelfAbort(i int, ch record.Choice, tr *record.Transition) bool {
-	if !x.stopsSelfAborts || ch.Value != 0 || x.opt.WeakAtomicity || keepSelfAborts {
+	if !x.stopsSelfAborts || ch.Value != 0 || x.opt.WeakAtomicity || x.opt.keepSelfAborts {
 		return false
 	}
 	st, ok := tr.SelfAbort()

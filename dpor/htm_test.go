@@ -109,15 +109,6 @@ var lsStopMisses = map[string]bool{"asleep abort": true, "program 396": true, "p
 
 var guardPrograms = flag.Int("guard.programs", 8, "TestSelfAbortStops: how many random programs with self-aborting transactions")
 
-// runKeeping runs f with stopAtSelfAbort off. It sets a package
-// variable: only sequential tests may call it (the parallel ones run
-// after every sequential one has ended).
-func runKeeping[T any](f func() T) T {
-	keepSelfAborts = true
-	defer func() { keepSelfAborts = false }()
-	return f()
-}
-
 // TestSelfAbortStops: the dpor strategy stops a branch at a transaction
 // that aborted itself when the abort injected at its _xbegin explores the
 // same state (stopAtSelfAbort). On htm2 as a model and on random programs
@@ -134,6 +125,7 @@ func runKeeping[T any](f func() T) T {
 // stop loses none that the check reaches without it, but on the programs
 // of lsStopMisses.
 func TestSelfAbortStops(t *testing.T) {
+	t.Parallel()
 	check := func(name string, prog [][]op) (stops int) {
 		t.Helper()
 		want, _ := stateOutcomes(t, prog, Spec{Strategy: "full"})
@@ -146,17 +138,14 @@ func TestSelfAbortStops(t *testing.T) {
 			stops += res.SelfAborts
 			gotTr, _ := traces(t, newModel(prog...), Options{Spec: spec})
 			all := map[string]bool{}
-			kept := runKeeping(func() map[string]bool {
-				out := map[string]bool{}
-				explore(t, newModel(prog...), Options{Spec: spec, OnBranch: func(b *Branch) Stop {
-					all[traceOf(b.Transitions, b.Choices)] = true
-					if !selfAborting(b) {
-						out[traceOf(b.Transitions, b.Choices)] = true
-					}
-					return Continue
-				}})
-				return out
-			})
+			kept := map[string]bool{}
+			explore(t, newModel(prog...), Options{Spec: spec, keepSelfAborts: true, OnBranch: func(b *Branch) Stop {
+				all[traceOf(b.Transitions, b.Choices)] = true
+				if !selfAborting(b) {
+					kept[traceOf(b.Transitions, b.Choices)] = true
+				}
+				return Continue
+			}})
 			for tr, sched := range wantTr {
 				if !all[tr] {
 					t.Errorf("%s %v under %+v without the stop: misses trace %s of full enumeration (%s)", name, prog, spec, tr, sched)
@@ -178,7 +167,7 @@ func TestSelfAbortStops(t *testing.T) {
 		lost := false
 		for _, spec := range []Spec{{LandslideSleepSets: true}, {LandslideSleepSets: true, RetrySets: true}} {
 			got, _ := stateOutcomes(t, prog, spec)
-			without := runKeeping(func() map[string]bool { o, _ := stateOutcomes(t, prog, spec); return o })
+			without, _ := stateOutcomesOpt(t, prog, Options{Spec: spec, keepSelfAborts: true})
 			for o := range without {
 				if !got[o] {
 					lost = true

@@ -193,14 +193,21 @@ func ifZeroProgram(r *rand.Rand) [][]op {
 // (traceOf) of its executions, each with the first schedule that had it.
 func allTraces(t *testing.T, prog [][]op, spec Spec) map[string]string {
 	t.Helper()
+	return allTracesOpt(t, prog, Options{Spec: spec})
+}
+
+// allTracesOpt is allTraces with these options (OnBranch aside).
+func allTracesOpt(t *testing.T, prog [][]op, opt Options) map[string]string {
+	t.Helper()
 	out := map[string]string{}
-	explore(t, newModel(prog...), Options{Spec: spec, OnBranch: func(b *Branch) Stop {
+	opt.OnBranch = func(b *Branch) Stop {
 		k := traceOf(b.Transitions, b.Choices)
 		if _, ok := out[k]; !ok {
 			out[k] = schedString(b.Choices)
 		}
 		return Continue
-	}})
+	}
+	explore(t, newModel(prog...), opt)
 	return out
 }
 
@@ -217,6 +224,7 @@ func allTraces(t *testing.T, prog [][]op, spec Spec) map[string]string {
 // 12 of the first 1,500 random ones (-changed.programs 1500), each with
 // sleep sets only; two more lost final states.
 func TestSleepSetsWithChangedTransitions(t *testing.T) {
+	t.Parallel()
 	specs := []Spec{{}, {AllPairs: true}, {NoSleepSets: true}}
 	check := func(name string, prog [][]op, specs ...Spec) {
 		t.Helper()
@@ -225,7 +233,7 @@ func TestSleepSetsWithChangedTransitions(t *testing.T) {
 			if full[spec.STM] == nil {
 				full[spec.STM] = allTraces(t, prog, Spec{Strategy: "full", AbortCodes: spec.AbortCodes, STM: spec.STM})
 			}
-			got := runKeeping(func() map[string]string { return allTraces(t, prog, spec) })
+			got := allTracesOpt(t, prog, Options{Spec: spec, keepSelfAborts: true})
 			var miss []string
 			for tr, s := range full[spec.STM] {
 				if _, ok := got[tr]; !ok {

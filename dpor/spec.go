@@ -60,6 +60,9 @@ func Bound(b int) *int { return &b }
 // Options are a Spec plus the hooks of one exploration.
 type Options struct {
 	Spec
+	// keepSelfAborts turns stopAtSelfAbort off (tests compare the
+	// exploration with and without it).
+	keepSelfAborts bool
 	// Now is the clock used for the time estimates (default: wall time
 	// since the exploration started). It never influences what is explored.
 	Now func() time.Duration
