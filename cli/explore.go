@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -294,6 +295,10 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 	}
 	if res.Trace == nil || len(res.Races) == 0 { // the bug report's text lists them
 		writeRaces(out, r)
+	}
+	if res.Verified && len(res.Races) > 0 && !slices.ContainsFunc(res.PPSet, func(p string) bool { return strings.HasPrefix(p, "every shared access") }) {
+		fmt.Fprintf(out, "Hint: verified for this PP set only: no interleaving preempted at the %d race %s above; `landslide quicksand %s` adds preemption points there and explores them.\n",
+			len(res.Races), plural(len(res.Races), "candidate"), quoteArgs([]string{path})[0])
 	}
 	if run != nil {
 		fmt.Fprintf(out, "Stored as run %s in %s (%s; %s for a bug; %s).\n",

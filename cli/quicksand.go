@@ -26,6 +26,7 @@ type quicksandFlags struct {
 	budget       time.Duration
 	ilBudget     int
 	cpus         int
+	testingMut   bool
 	maximal      bool
 	control      bool
 	icb          bool
@@ -104,6 +105,7 @@ state space. Neither runs walks.`,
 	fl.DurationVar(&f.budget, "budget", time.Hour, "wall-clock budget (e.g. 10m, 1h)")
 	fl.IntVar(&f.ilBudget, "interleaving-budget", 0, "count time in interleavings and stop after this many (deterministic; needs -c 1)")
 	fl.IntVarP(&f.cpus, "cpus", "c", DefaultCPUs(), "jobs explored in parallel")
+	fl.BoolVar(&f.testingMut, "testing-mutexes", false, "treat accesses inside the mutex implementation as unprotected, so that a broken mutex's races are found (default: on for mutex_test programs)")
 	fl.BoolVarP(&f.maximal, "maximal", "M", false, "explore only the maximal state space, switching whenever a race adds a PP (the thesis's -M)")
 	fl.BoolVarP(&f.control, "control", "C", false, "one state space with every sync PP, no data-race PPs (the thesis's -C)")
 	fl.StringVar(&f.strategy, "strategy", "dpor", "each state space's strategy (as explore's; bounded ones need --control or --maximal, sampling ones --control): "+strategyList())
@@ -192,6 +194,9 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 			Workers: f.cpus, Deterministic: f.ilBudget > 0, WalkShare: f.walkShare, WalkDepth: f.walkDepth, WalkSeed: f.walkSeed}}
 	if f.walkShare == 0 {
 		spec.Options.WalkShare = -1 // the flag's 0 is none
+	}
+	if cmd.Flags().Changed("testing-mutexes") {
+		spec.Base.TestingMutexes = f.testingMut
 	}
 	if f.strategy != "dpor" {
 		spec.Base.Strategy = f.strategy
