@@ -22,8 +22,11 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("LANDSLIDE_TEST_AS_MAIN") == "1" {
 		if n, err := strconv.ParseInt(os.Getenv("LANDSLIDE_TEST_FULL_AFTER"), 10, 64); err == nil {
-			// The disk fills up after n syncs (TestStoreFailures).
-			storeFS = failingFS{FS: vfs.Default, errno: syscall.ENOSPC, armed: &atomic.Bool{}, syncs: &atomic.Int64{}, armAfter: n}
+			// The disk fills up after n syncs (TestStoreFailures), or is
+			// full from the start (n = 0).
+			armed := &atomic.Bool{}
+			armed.Store(n == 0)
+			storeFS = failingFS{FS: vfs.Default, errno: syscall.ENOSPC, armed: armed, syncs: &atomic.Int64{}, armAfter: n, dirsOK: true}
 		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}

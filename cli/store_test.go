@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -213,6 +214,9 @@ type failingFS struct {
 	armed    *atomic.Bool
 	syncs    *atomic.Int64
 	armAfter int64
+	// dirsOK: MkdirAll of a directory that exists succeeds, as on a real
+	// full disk (the store's open then reaches Pebble's own goroutines).
+	dirsOK bool
 }
 
 func (f failingFS) fail() error {
@@ -317,6 +321,9 @@ func (f failingFS) Remove(name string) error {
 }
 
 func (f failingFS) MkdirAll(dir string, perm os.FileMode) error {
+	if st, err := f.FS.Stat(dir); err == nil && st.IsDir() && f.dirsOK {
+		return nil // as on a full disk: nothing to write
+	}
 	if err := f.fail(); err != nil {
 		return err
 	}
@@ -362,10 +369,11 @@ func TestStoreFailures(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &want); err != nil {
 		t.Fatal(err)
 	}
-	// It runs as a separate process: when the full disk hits Pebble's WAL
-	// rotation, Pebble panics with the process's mutexes held (a fatal
-	// error, not recoverable), as it would on a real disk. Either way the
-	// store must hold the commits before it.
+	// It runs as a separate process: when the full disk hits one of
+	// Pebble's own goroutines (a flush, the WAL's rotation), Pebble fails
+	// fatally with its mutexes held, as it would on a real disk; the
+	// process must end with one line (store.BackgroundFatal), not a Go
+	// panic trace, and the store must hold the commits before it.
 	dir := t.TempDir()
 	c := landslide(append([]string{"--store", dir, "explore", prog2, "--trace-dir", t.TempDir()}, limit...)...)
 	c.Env = append(c.Env, "LANDSLIDE_TEST_FULL_AFTER=30")
@@ -373,10 +381,10 @@ func TestStoreFailures(t *testing.T) {
 	c.Stderr = &e
 	c.Run()
 	code, errOut := c.ProcessState.ExitCode(), e.String()
-	fatal := strings.Contains(errOut, "panic: syscall.Errno(28)")
-	if (code != ExitUsage || !strings.Contains(errOut, "no space left")) && !fatal {
-		t.Fatalf("disk full during the exploration: exit %d\n%s", code, errOut)
+	if code != ExitUsage || !strings.Contains(errOut, "no space left") || strings.Contains(errOut, "goroutine ") {
+		t.Fatalf("disk full during the exploration: exit %d, want 2 and one line, no Go panic trace\n%s", code, errOut)
 	}
+	t.Logf("disk full during the exploration: %s", errOut)
 	_, ls, _ := storeCLI(dir, "ls", "--json")
 	var runs []struct {
 		ID            string
@@ -446,5 +454,52 @@ func TestReplayNoTraceMessage(t *testing.T) {
 	}
 	if strings.Contains(errOut, "nothing already committed is lost") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 		t.Errorf("replay %s: want one line without a word on committed work:\n%s", id, errOut)
+	}
+}
+
+// TestFullDiskAtOpen: on a disk already full, resume and import open the
+// store for writing and Pebble fails in one of its own goroutines (the
+// flush of the replayed write-ahead log, the manifest): each command ends
+// at once with one line and exit 2, never a Go panic trace (it printed
+// one, and on a real disk the fault trial saw them hang), and the store
+// keeps everything: ls still lists the run, and its replay still fails
+// the same way once the disk has room.
+func TestFullDiskAtOpen(t *testing.T) {
+	dir := t.TempDir()
+	id, _ := storedRunID(t, dir, fixture(t, "sem_if/paradise_lost"), "--preemption-bound", "1")
+	arch := filepath.Join(t.TempDir(), "a.tar")
+	other := t.TempDir()
+	id2, _ := storedRunID(t, other, fixture(t, "ref/fig1"), "--max-interleavings", "50")
+	if code, _, errOut := storeCLI(other, "export", id2, "-o", arch); code != 0 {
+		t.Fatalf("export: exit %d\n%s", code, errOut)
+	}
+	before := dumpStore(t, dir)
+	for _, args := range [][]string{{"import", arch}, {"resume", id, "--quiet", "--trace-dir", t.TempDir()}} {
+		c := landslide(append([]string{"--store", dir}, args...)...)
+		c.Env = append(c.Env, "LANDSLIDE_TEST_FULL_AFTER=0")
+		var e bytes.Buffer
+		c.Stderr = &e
+		done := make(chan error, 1)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { done <- c.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			c.Process.Kill()
+			t.Fatalf("%v on a full disk: still running after a minute", args)
+		}
+		errOut := e.String()
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if code := c.ProcessState.ExitCode(); code != ExitUsage || len(lines) != 1 || !strings.Contains(errOut, "no space left on device") || strings.Contains(errOut, "goroutine ") {
+			t.Errorf("%v on a full disk: exit %d, stderr\n%s\nwant exit 2 and one line", args, code, errOut)
+		}
+	}
+	if after := dumpStore(t, dir); after != before {
+		t.Errorf("the store changed:\n%s\n---\n%s", before, after)
+	}
+	if code, _, errOut := storeCLI(dir, "replay", id); code != ExitBug {
+		t.Errorf("the stored bug no longer replays: exit %d\n%s", code, errOut)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -142,14 +143,50 @@ type Store struct {
 type pebbleFatal struct{ msg string }
 
 // quietLogger keeps Pebble silent; fatal errors become panics that the
-// store turns into errors where it can (Open, Commit, Close).
-type quietLogger struct{}
+// store turns into errors where it can (Open, Commit, Close: a call of
+// Store.guard). A fatal error in one of Pebble's own goroutines (a flush
+// or a compaction, as on a full disk) cannot be recovered there: it ends
+// the process through BackgroundFatal, one line and exit 2, instead of a
+// Go panic trace.
+type quietLogger struct{ dir string }
 
 func (quietLogger) Infof(string, ...any)  {}
 func (quietLogger) Errorf(string, ...any) {}
-func (quietLogger) Fatalf(format string, args ...any) {
-	panic(pebbleFatal{fmt.Sprintf(format, args...)})
+func (l quietLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if !inGuard() {
+		BackgroundFatal(l.dir, msg)
+	}
+	panic(pebbleFatal{msg})
 }
+
+// inGuard reports whether the calling goroutine runs inside Store.guard
+// (whose recover turns the panic into an error).
+func inGuard() bool {
+	pcs := make([]uintptr, 256)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if strings.HasSuffix(f.Function, ".(*Store).guard") {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
+// BackgroundFatal ends the process after Pebble failed fatally in one of
+// its own goroutines (it must not return: Pebble's state is left
+// half-updated). By default it says so in one line on stderr and exits
+// with status 2; what was committed before stays (the write-ahead log
+// and the commit counter are replayed on the next open).
+var BackgroundFatal = func(dir, msg string) {
+	fmt.Fprintf(os.Stderr, "landslide: store %s: the storage engine failed while writing in the background: %s (nothing already committed is lost; landslide verify-store checks the store)\n",
+		dir, oneLine(msg))
+	os.Exit(2)
+}
+
 
 // guard runs f, turning a Pebble fatal error into an error that also
 // marks the store broken.
@@ -249,7 +286,7 @@ func (s *Store) open(fs vfs.FS, ro bool) error {
 	}
 	po := &pebble.Options{
 		FS:                 fs,
-		Logger:             quietLogger{},
+		Logger:             quietLogger{dir: s.dir},
 		FormatMajorVersion: pebbleFormat,
 		EventListener:      s.listener(),
 	}
