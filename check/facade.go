@@ -2,6 +2,7 @@ package check
 
 import (
 	"landslide/dpor"
+	"landslide/emu/elfsym"
 	"landslide/estimator"
 	"landslide/job"
 	"landslide/kernel"
@@ -74,11 +75,14 @@ const (
 // DefaultSyncPPs are the sync PPs of a PP set that names none.
 func DefaultSyncPPs() []string { return append([]string(nil), kernel.DefaultSyncPPs...) }
 
-// ReportRaces is the reports' view of an exploration's candidates.
-func ReportRaces(rs []*job.RaceReport) []report.Race {
+// ReportRaces is the reports' view of an exploration's candidates, their
+// addresses named by syms' data objects (nil: unnamed).
+func ReportRaces(syms *elfsym.Symbols, rs []*job.RaceReport) []report.Race {
 	var out []report.Race
 	for _, r := range rs {
-		out = append(out, report.NewRace(r.Candidate, r.StackA, r.StackB))
+		rr := report.NewRace(r.Candidate, r.StackA, r.StackB)
+		rr.Data = report.DataName(syms, rr.Addr)
+		out = append(out, rr)
 	}
 	return out
 }

@@ -375,7 +375,7 @@ func (q *qsRunner) explore(ctx context.Context, spec quicksand.JobSpec, ctl quic
 	out := outcome(res)
 	if res.Trace != nil {
 		relabel(res.Trace, spec.AtomicPCs)
-		res.Trace.Races = ReportRaces(res.Races) // the failing job's candidates
+		res.Trace.Races = ReportRaces(res.Syms, res.Races) // the failing job's candidates
 		q.mu.Lock()
 		b := &QuicksandBug{Job: spec.ID, Message: out.Bug, Trace: res.Trace, PPSet: strings.Join(res.PPSet, ", ")}
 		if res.Bug != nil {

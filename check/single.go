@@ -136,7 +136,9 @@ func Races(st *store.Store, run *store.Run, jobID int, mode race.Mode) (*Offline
 		if !ok {
 			sk = [2][]report.Frame{report.Frames(out.Syms, []uint64{c.A.PC}), report.Frames(out.Syms, []uint64{c.B.PC})}
 		}
-		out.Races = append(out.Races, report.NewRace(c, sk[0], sk[1]))
+		rr := report.NewRace(c, sk[0], sk[1])
+		rr.Data = report.DataName(out.Syms, rr.Addr)
+		out.Races = append(out.Races, rr)
 	}
 	return out, nil
 }

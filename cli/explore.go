@@ -226,7 +226,7 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 	var writeErr error
 	if res.Trace != nil {
 		// A failure to write must not lose the bug: it is still printed.
-		res.Trace.Races = check.ReportRaces(res.Races)
+		res.Trace.Races = check.ReportRaces(res.Syms, res.Races)
 		files, writeErr = writeTraces(f.traceDir, path, res.Trace)
 		if writeErr != nil {
 			fmt.Fprintf(stderr, "landslide: writing the bug report: %v\n", writeErr)
@@ -371,7 +371,7 @@ func liveLine(p check.Progress) string {
 // writeRaces lists the data-race candidates with both stacks (the same
 // text as the .txt report's).
 func writeRaces(w io.Writer, res *check.ExploreResult) {
-	report.WriteRaces(w, check.ReportRaces(res.Races))
+	report.WriteRaces(w, check.ReportRaces(res.Syms, res.Races))
 }
 
 // raceLine is a candidate's one-line summary.

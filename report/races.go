@@ -14,7 +14,10 @@ import (
 // .txt, .html and .json bug reports, landslide races): the racing pair,
 // its classification and both accesses' whole stacks.
 type Race struct {
-	Addr              uint64     `json:"addr"`
+	Addr uint64 `json:"addr"`
+	// Data names the address: a global by name and offset ("count",
+	// "acct+4"); empty where no symbol holds it (heap, stacks).
+	Data              string     `json:"data,omitempty"`
 	A                 RaceAccess `json:"a"`
 	B                 RaceAccess `json:"b"`
 	BothOrder         bool       `json:"both_order"`
@@ -61,7 +64,26 @@ func (r Race) Tags() []string {
 
 // Line is the candidate's one-line summary.
 func (r Race) Line() string {
-	return fmt.Sprintf("0x%x: %s vs %s [%s]", r.Addr, r.A.what(), r.B.what(), strings.Join(r.Tags(), ", "))
+	at := fmt.Sprintf("0x%x", r.Addr)
+	if r.Data != "" {
+		at += " (" + r.Data + ")"
+	}
+	return fmt.Sprintf("%s: %s vs %s [%s]", at, r.A.what(), r.B.what(), strings.Join(r.Tags(), ", "))
+}
+
+// DataName names a data address by the object symbol that holds it:
+// "count", or "acct+4" inside it; "" where none does.
+func DataName(syms interface {
+	ObjectAt(addr uint64) (string, uint64, bool)
+}, addr uint64) string {
+	name, start, ok := syms.ObjectAt(addr)
+	switch {
+	case !ok || name == "":
+		return ""
+	case addr == start:
+		return name
+	}
+	return fmt.Sprintf("%s+%d", name, addr-start)
 }
 
 func (a RaceAccess) what() string {

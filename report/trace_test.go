@@ -280,3 +280,28 @@ func TestFormatSizeWhole(t *testing.T) {
 		}
 	}
 }
+
+type fakeObjects struct{}
+
+func (fakeObjects) ObjectAt(addr uint64) (string, uint64, bool) {
+	if addr >= 0x15030 && addr < 0x15040 {
+		return "acct", 0x15030, true
+	}
+	return "", 0, false
+}
+
+// TestRaceDataNamed: a candidate's address is named by the global that
+// holds it, with the offset inside it, in its one-line summary (it was a
+// bare number); an address no symbol holds stays a number.
+func TestRaceDataNamed(t *testing.T) {
+	for _, c := range []struct {
+		addr       uint64
+		data, line string
+	}{{0x15030, "acct", "0x15030 (acct): "}, {0x15034, "acct+4", "0x15034 (acct+4): "}, {0x2000000010, "", "0x2000000010: "}} {
+		r := Race{Addr: c.addr, A: RaceAccess{Thread: 2, PC: 0x100, Write: true}, B: RaceAccess{Thread: 3, PC: 0x200}}
+		r.Data = DataName(fakeObjects{}, c.addr)
+		if r.Data != c.data || !strings.HasPrefix(r.Line(), c.line) {
+			t.Errorf("0x%x: data %q, line %q; want %q, %q...", c.addr, r.Data, r.Line(), c.data, c.line)
+		}
+	}
+}

@@ -187,7 +187,6 @@ var BackgroundFatal = func(dir, msg string) {
 	os.Exit(2)
 }
 
-
 // guard runs f, turning a Pebble fatal error into an error that also
 // marks the store broken.
 func (s *Store) guard(f func() error) (err error) {
