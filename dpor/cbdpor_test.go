@@ -200,10 +200,12 @@ func boundedOutcomes(t *testing.T, mk func() *model, bound int) bounded {
 // interleaving with at most L preemptions reaches (brute-force
 // enumeration), and none of its interleavings has more than L
 // preemptions, counted by the path and by the thesis's definition.
+var cbdporPrograms = flag.Int("cbdpor.programs", 100, "TestCBDPORBoundedOracle: how many random programs")
+
 func TestCBDPORBoundedOracle(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(17, 4))
-	for n := 0; n < 150; n++ {
+	for n := 0; n < *cbdporPrograms; n++ {
 		prog := randomProgram(r)
 		mk := func() *model { return newModel(prog...) }
 		for bound := 0; bound <= 3; bound++ {

@@ -107,7 +107,7 @@ func guardProgram(r *rand.Rand) [][]op {
 // aborts stopped counting too.
 var lsStopMisses = map[string]bool{"asleep abort": true, "program 396": true, "program 917": true}
 
-var guardPrograms = flag.Int("guard.programs", 8, "TestSelfAbortStops: how many random programs with self-aborting transactions")
+var guardPrograms = flag.Int("guard.programs", 4, "TestSelfAbortStops: how many random programs with self-aborting transactions")
 
 // TestSelfAbortStops: the dpor strategy stops a branch at a transaction
 // that aborted itself when the abort injected at its _xbegin explores the

@@ -204,7 +204,7 @@ var knownMisses = map[string]bool{
 	"TestSelfAbortStops's program 338, the thesis's check": true,
 }
 
-var retryPrograms = flag.Int("retry.programs", 8, "TestRetrySetsReachEveryFinalState: how many random programs of each kind")
+var retryPrograms = flag.Int("retry.programs", 5, "TestRetrySetsReachEveryFinalState: how many random programs of each kind")
 
 // TestRetrySetAlgebra: minus and uncovered against brute force. Every
 // assignment of results to two threads' first three passes is in s and
