@@ -331,27 +331,16 @@ func Build(opts Options) error {
 		return err
 	}
 
-	if progOpt == SDKOpt {
-		// One invocation compiles and links everything at -O1 (the
-		// fixtures' builds, unchanged byte for byte).
-		args := append(Flags(), prefixMap)
-		args = append(args, script...)
-		args = append(args, incs...)
-		args = append(args, opts.CFlags...)
-		args = append(args, "-o", output)
-		args = append(args, srcs...)
-		args = append(args, progSrcs...)
-		return clang(cwd, opts.Output, args)
-	}
-
-	// Two compile steps, the SDK's sources at SDKOpt and the program's at
-	// progOpt (CFlags after either, in both), into a temporary directory;
-	// then one link in the one-step build's order: the SDK, then the
-	// program. The objects' names do not reach the ELF. Each step is
-	// given the flags of the others (linker flags to a compile, -D and -I
-	// from CFlags to the link), which clang would call unused: a warning
-	// that --cflag -Werror must not turn into an error the one-step build
-	// never had.
+	// Each source compiles on its own, the SDK's (and the thread
+	// library's) at SDKOpt through the object cache (objcache.go), the
+	// program's at progOpt (CFlags after either, in both), into a
+	// temporary directory; then one link in the order of clang's one-step
+	// build: the SDK, then the program. The ELF is the one-step build's,
+	// byte for byte (the fixtures' rebuild checks it): the objects' names
+	// do not reach it. Each step is given the flags of the others (linker
+	// flags to a compile, -D and -I from CFlags to the link), which clang
+	// would call unused: a warning that --cflag -Werror must not turn
+	// into an error the one-step build never had.
 	const quiet = "-Wno-unused-command-line-argument"
 	tmp, err := os.MkdirTemp("", "landslide-cc-")
 	if err != nil {
@@ -368,6 +357,11 @@ func Build(opts Options) error {
 	for _, src := range progSrcs {
 		units = append(units, unit{src, progOpt, ""})
 	}
+	nlib := len(srcs)
+	var incDirs []string
+	for k := 0; k+1 < len(incs); k += 2 {
+		incDirs = append(incDirs, incs[k+1])
+	}
 	errs := make([]error, len(units))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -382,14 +376,17 @@ func Build(opts Options) error {
 			args := append(flags(u.opt), quiet, prefixMap)
 			args = append(args, incs...)
 			args = append(args, opts.CFlags...)
-			args = append(args, "-c", "-o", u.obj, u.src)
-			errs[i] = clang(cwd, opts.Output, args)
+			args = append(args, "-c")
+			if i < nlib {
+				u.obj, errs[i] = cachedCompile(cwd, opts.Output, u.src, u.obj, args, incDirs)
+				return
+			}
+			errs[i] = clang(cwd, opts.Output, append(args, "-o", u.obj, u.src))
 		}()
 	}
 	wg.Wait()
 	// The program's errors first (they are the user's), then the SDK's
 	// first one.
-	nlib := len(units) - len(progSrcs)
 	for _, err := range append(errs[nlib:], errs[:nlib]...) {
 		if err != nil {
 			return err
