@@ -19,7 +19,8 @@ import (
 // encodings of a mutex_test exploration (its sleep sets too), and of a
 // transactional one
 // (htm2 under retry sets: injected aborts, retry sets, pending and
-// explored, and constraints in the frontier).
+// explored, and constraints in the frontier), and of the other
+// strategies' states (optimal, CB-DPOR, race reversal).
 func FuzzDecodeStored(f *testing.F) {
 	fx, img := image(f, "ref/mutex_test")
 	cfg := Config{Spec: Spec{Program: fx.Path()}, Image: img}
@@ -79,7 +80,12 @@ func FuzzDecodeStored(f *testing.F) {
 	if len(cbFrontier.CBDPOR) == 0 {
 		f.Fatal("cbdpor: no strategy state in the frontier")
 	}
-	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec, htmFrontier, dFrontier, cbFrontier} {
+	// And race-reversal walks (their base and candidates) on mutex_test.
+	rvFrontier := frontierAt(f, img, kernel.Config{}, "reversal", 6)
+	if rvFrontier.Reversal == nil || len(rvFrontier.Reversal.Candidates) == 0 {
+		f.Fatal("reversal: no strategy state in the frontier")
+	}
+	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec, htmFrontier, dFrontier, cbFrontier, rvFrontier} {
 		b, err := encode(v)
 		if err != nil {
 			f.Fatal(err)
@@ -123,6 +129,13 @@ func FuzzDecodeStored(f *testing.F) {
 				t.Fatal(err)
 			}
 			if x, err := dpor.Resume(ck, dpor.Options{Spec: dpor.Spec{Strategy: "cbdpor", MaxInterleavings: fr.Executed + 1}}, &fr); err == nil {
+				x.Run(context.Background())
+			}
+			rk, err := kernel.New(img, kernel.Config{MaxInstructions: 1 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x, err := dpor.Resume(rk, dpor.Options{Spec: dpor.Spec{Strategy: "reversal", MaxInterleavings: fr.Executed + 1}}, &fr); err == nil {
 				x.Run(context.Background())
 			}
 		}
