@@ -28,10 +28,11 @@
 // program whose source has the bug. At -O0 every load and store the source
 // writes is in the binary, so a verdict never rests on what the compiler
 // deleted. The SDK (crt0, libc, posix/, the thread library) is the
-// checker's own code and keeps -O1. Such a build is two compile steps
-// (the SDK's objects, the program's) in a temporary directory and one
-// link, in the same order as a one-step build. Options.ProgramOpt set to
-// SDKOpt builds everything in one clang invocation at -O1, as the
+// checker's own code and keeps -O1. A build compiles each source on its
+// own (the SDK's objects from the object cache where it holds them,
+// objcache.go), and links them in the order of one clang invocation over
+// all the sources, which gives the same ELF byte for byte.
+// Options.ProgramOpt set to SDKOpt builds everything at -O1, as the
 // fixtures are built. Options.CFlags come after either level, in both
 // compile steps, so "-O1" there builds the program at -O1 again (the last
 // -O wins).
@@ -80,8 +81,8 @@ type Options struct {
 	// ("-O0", "-O1", "-O2", "-Os", ...). "" means DefaultProgramOpt, -O0:
 	// every shared load and store of the source stays in the binary. The
 	// SDK's sources are always compiled at SDKOpt. With ProgramOpt equal
-	// to SDKOpt the whole program is built in one clang invocation (the
-	// fixtures' builds: fixtures.Fixture.BuildOptions). An -O flag in
+	// to SDKOpt the whole program is built at -O1 (the fixtures' builds:
+	// fixtures.Fixture.BuildOptions). An -O flag in
 	// CFlags overrides both (the last -O wins); OptLevels says what a
 	// build uses.
 	ProgramOpt string
