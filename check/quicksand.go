@@ -183,8 +183,15 @@ func (q *qsRunner) execute(ctx context.Context) (*QuicksandResult, error) {
 	}
 	q.syms, q.bugs, q.parked, q.sigs = img.Symbols, map[int]*QuicksandBug{}, map[int]*parkedJob{}, map[string]bool{}
 	if q.cfg.Resume != nil {
-		for _, sig := range q.storedSignatures() {
-			q.sigs[sig] = true
+		// The bugs the resumed state holds are known; a walk's bug stored
+		// after that state's commit is not: the resumed run finds it
+		// again, at the same walk (storeWalkBug).
+		if s, err := quicksand.Decode(q.cfg.Resume); err == nil {
+			for id, sig := range q.storedSignatures() {
+				if id >= 1 && id <= len(s.Jobs) && s.Jobs[id-1].Status == quicksand.BugFound {
+					q.sigs[sig] = true
+				}
+			}
 		}
 	}
 	q.cpu0 = processCPU()
@@ -450,9 +457,15 @@ func WalkStrategy(s dpor.Spec, kind string, seed uint64, depth int) dpor.Spec {
 }
 
 // storeWalkBug commits a walk's bug as job id of the run: the job (its
-// spec, the walk's PP set), the failing interleaving and the bug, with
-// the scheduler's state that has the job, so that show, bugs and replay
-// find it as they find a job's.
+// spec, the walk's PP set), the failing interleaving and the bug, so that
+// show, bugs and replay find it as they find a job's. The run's stored
+// scheduler state stays that of the last job commit: the walk ran inside
+// a job's report, and that job's progress since its last commit is not
+// stored, so a state with the walk's job and the clock of now would not
+// match it after a crash (the resumed job would run those interleavings
+// again and count them twice). After a crash there, the resumed run
+// runs the slice again and finds the bug at the same walk; the run's
+// next job commit stores the state with it. state is unused.
 func (q *qsRunner) storeWalkBug(id int, state []byte, spec job.Spec, res *job.Result, sig string) error {
 	js, err := job.EncodeSpec(spec)
 	if err != nil {
@@ -473,7 +486,6 @@ func (q *qsRunner) storeWalkBug(id int, state []byte, spec job.Spec, res *job.Re
 	jb := &store.Job{Run: runID, ID: id, PPSet: res.PPSet, Status: store.StatusBug, Interleavings: res.Interleavings,
 		Executed: res.Executed, Transitions: res.Transitions, Elapsed: int64(res.Elapsed), Commits: 1, Spec: js,
 		Semantics: kernel.Semantics, Lineup: linearize.Revision}
-	q.run.State = state
 	q.run.Status, q.run.Message = store.StatusRunning, "quicksand running"
 	r := *q.run
 	c := &store.Commit{Run: &r, Job: jb, Traces: []*store.TraceRecord{tr}, Bugs: []*store.BugRecord{bug}, Flush: true}
