@@ -425,13 +425,13 @@ func (q *qsRunner) walk(ctx context.Context, spec quicksand.WalkSpec, ctl quicks
 		return res.Executed, nil // found before (by a walk or a job): not a job of its own again
 	}
 	msg := outcome(res).Bug
-	id, state := ctl.Bug(res.Executed, msg)
+	id, _ := ctl.Bug(res.Executed, msg) // its state is not stored: storeWalkBug
 	b := &QuicksandBug{Job: id, Message: msg, Trace: res.Trace, PPSet: strings.Join(res.PPSet, ", "), Signature: sig}
 	q.mu.Lock()
 	q.bugs[id], q.sigs[sig] = b, true
 	q.mu.Unlock()
 	if q.rec.Store != nil {
-		if err := q.storeWalkBug(id, state, cfg.Spec, res, b.Signature); err != nil {
+		if err := q.storeWalkBug(id, cfg.Spec, res, b.Signature); err != nil {
 			return res.Executed, err
 		}
 	}
@@ -465,8 +465,8 @@ func WalkStrategy(s dpor.Spec, kind string, seed uint64, depth int) dpor.Spec {
 // match it after a crash (the resumed job would run those interleavings
 // again and count them twice). After a crash there, the resumed run
 // runs the slice again and finds the bug at the same walk; the run's
-// next job commit stores the state with it. state is unused.
-func (q *qsRunner) storeWalkBug(id int, state []byte, spec job.Spec, res *job.Result, sig string) error {
+// next job commit stores the state with it.
+func (q *qsRunner) storeWalkBug(id int, spec job.Spec, res *job.Result, sig string) error {
 	js, err := job.EncodeSpec(spec)
 	if err != nil {
 		return err
