@@ -15,6 +15,12 @@ type ExploreResult struct {
 	*job.Result
 	Verdict Verdict
 	Run     *store.Run // the stored run (nil without a store)
+	// Narrow, when a budget stopped an exploration whose PP set the
+	// thread library's lifecycle dominates, are the directives that
+	// would narrow it (NarrowingDirectives; set by the caller).
+	Narrow []string
+	// NarrowInside of NarrowAll PPs of one run were in the lifecycle.
+	NarrowInside, NarrowAll int
 }
 
 // ErrLimitReached: a stored run stopped at a limit of the checker, and

@@ -89,6 +89,7 @@ func Replay(st *store.Store, run *store.Run, tr *store.TraceRecord, opt ReplayOp
 		return nil, err
 	}
 	if res.Report != nil {
+		res.Report.Minimized = minimizedAccount(tr)
 		recs, err := st.Races(run.ID, tr.Job)
 		if err != nil {
 			return nil, &StoreError{Dir: st.Dir(), Err: err}

@@ -15,6 +15,7 @@ import (
 
 	"landslide/check"
 	"landslide/report"
+	"landslide/store"
 )
 
 type exploreFlags struct {
@@ -34,6 +35,7 @@ type exploreFlags struct {
 	maxInterleave  int
 	testingMutexes bool
 	noStore        bool
+	noMinimize     bool
 }
 
 func newExploreCmd() *cobra.Command {
@@ -88,6 +90,7 @@ show, bugs and export read the stored run; --no-store records nothing.`,
 	fl.DurationVar(&f.budget, "budget", check.DefaultExploreBudget, "time budget (e.g. 30s, 10m, 2h)")
 	fl.IntVar(&f.maxInterleave, "max-interleavings", 0, "stop after this many interleavings (0: no limit)")
 	fl.BoolVar(&f.testingMutexes, "testing-mutexes", false, "treat accesses inside the mutex implementation as unprotected (default: on for mutex_test programs)")
+	fl.BoolVar(&f.noMinimize, "no-minimize", false, "show the bug's trace as found: do not search for the same bug with the fewest preemptions (landslide minimize does it later)")
 	fl.BoolVar(&f.noStore, "no-store", false, "do not record the exploration in the store (it cannot be resumed, replayed or re-analysed)")
 	f.output.register(fl)
 	f.persist.register(fl)
@@ -149,9 +152,10 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	cfg := check.Config{Spec: spec, Image: data}
 	f.output.attach(&cfg.Hooks, cmd.ErrOrStderr())
 	rec := check.Recording{}
+	var st *store.Store
 	if !f.noStore {
-		st, err := openStore(cmd, false)
-		if err != nil {
+		var err error
+		if st, err = openStore(cmd, false); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -162,6 +166,12 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	res, err := check.Explore(ctx, cfg, rec)
 	if err != nil {
 		return checkErr(path, err)
+	}
+	if res.BugBranch != nil && !f.noMinimize {
+		minimizeFound(ctx, cmd, cfg, res, st, f.output.quiet)
+	}
+	if res.Stopped == check.StopBudget || res.Stopped == check.StopLimit {
+		res.Narrow, res.NarrowInside, res.NarrowAll = check.NarrowingDirectives(cfg)
 	}
 	return reportExplore(cmd, path, &f.output, res, storeDirOf(rec))
 }
@@ -289,6 +299,15 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 			res.Bound, plural(res.Bound, "preemption"), res.Interleavings, res.Executed)
 	default:
 		fmt.Fprintf(out, "Not verified: %s after %d interleavings; %s.\n", stopReason(r), res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
+		if len(r.Narrow) > 0 {
+			var lines, flags []string
+			for _, d := range r.Narrow {
+				lines = append(lines, fmt.Sprintf("LANDSLIDE_CONFIG(%q);", d))
+				flags = append(flags, "--"+d)
+			}
+			fmt.Fprintf(out, "Hint: %d of the %d PPs of a run are inside the thread library's lifecycle (%s), and each multiplies the interleavings; if the test's subject is not the thread lifecycle, narrow the PP set with %s at file scope (landslide.h), or %s.\n",
+				r.NarrowInside, r.NarrowAll, strings.Join(check.LifecycleFuncs, ", "), strings.Join(lines, " "), strings.Join(flags, " "))
+		}
 	}
 	if res.Trace == nil {
 		writeTraceCount(out, r)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +38,7 @@ type quicksandFlags struct {
 	etaThreshold int
 	homeStretch  time.Duration
 	firstBug     bool
+	noMinimize   bool
 	htm          htmFlags
 	noStore      bool
 	walkShare    float64
@@ -116,6 +118,7 @@ state space. Neither runs walks.`,
 	fl.IntVar(&f.etaThreshold, "eta-threshold", quicksand.DefaultETAThreshold, "never suspend a job before this many interleavings")
 	fl.DurationVar(&f.homeStretch, "home-stretch", quicksand.DefaultHomeStretch, "suspend no job once less than this much budget is left (0: none; with --interleaving-budget the default is none)")
 	fl.BoolVar(&f.firstBug, "first-bug", false, "end the run at the first bug instead of looking for more")
+	fl.BoolVar(&f.noMinimize, "no-minimize", false, "show the bugs' traces as found: do not search for the same bugs with the fewest preemptions (landslide minimize does it later)")
 	fl.Float64Var(&f.walkShare, "walk-share", quicksand.DefaultWalkShare, "share of the run given to race-reversal and PCT walks over the largest PP set known (0: none; not with --control or --maximal)")
 	fl.IntVar(&f.walkDepth, "walk-depth", 3, "the PCT walks' depth d")
 	fl.Uint64Var(&f.walkSeed, "walk-seed", 0, "the PCT walks' first seed (PCT slice k has seed S+k-1)")
@@ -243,8 +246,9 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 	}
 	ctx, stop := interruptContext(cmd)
 	defer stop()
+	q.noMinimize = f.noMinimize
 	res, err := check.Quicksand(ctx, spec, data, rec, q.hooks())
-	return q.finish(rec, res, err)
+	return q.finish(ctx, rec, res, err)
 }
 
 // resumeQuicksand continues a stored quicksand run from its last commit.
@@ -278,7 +282,7 @@ func resumeQuicksand(cmd *cobra.Command, rec check.Recording, run *store.Run, ou
 	ctx, stop := interruptContext(cmd)
 	defer stop()
 	res, err := check.ResumeQuicksand(ctx, rec, run, budget, q.hooks())
-	return q.finish(rec, res, err)
+	return q.finish(ctx, rec, res, err)
 }
 
 // qsRun renders one quicksand (or resumed quicksand) command: the
@@ -294,6 +298,8 @@ type qsRun struct {
 	hb      check.HB
 	// warned: the caveat said up front (retry sets'), not repeated at the end.
 	warned string
+	// noMinimize: show the bugs' traces as found (--no-minimize).
+	noMinimize bool
 
 	mu     sync.Mutex       // guards files and prog
 	files  map[int][]string // bug reports written, per job
@@ -341,7 +347,7 @@ func (q *qsRun) hooks() check.QuicksandHooks {
 }
 
 // finish ends the live display, records the run's end and reports it.
-func (q *qsRun) finish(rec check.Recording, res *check.QuicksandResult, err error) error {
+func (q *qsRun) finish(ctx context.Context, rec check.Recording, res *check.QuicksandResult, err error) error {
 	q.status.Done()
 	if err != nil {
 		if errors.Is(err, check.ErrBudgetSpent) {
@@ -352,7 +358,52 @@ func (q *qsRun) finish(rec check.Recording, res *check.QuicksandResult, err erro
 	if err := res.Finish(rec); err != nil {
 		fmt.Fprintf(q.stderr, "landslide: %v\n", checkErr(q.path, err))
 	}
+	q.minimize(ctx, rec, res)
 	return q.report(res, storeDirOf(rec))
+}
+
+// minimize replaces the traces of the bugs the run found by their
+// minimizations (check.MinimizeStored), within a share of the budget
+// split between them, kept in the store next to the originals. It needs
+// the stored run: with --no-store the traces stay as found.
+func (q *qsRun) minimize(ctx context.Context, rec check.Recording, res *check.QuicksandResult) {
+	var bugs []*check.QuicksandBug
+	for _, b := range res.Bugs {
+		if b.Trace != nil {
+			bugs = append(bugs, b)
+		}
+	}
+	if q.noMinimize || rec.Store == nil || res.Run == nil || res.Interrupted || len(bugs) == 0 {
+		return
+	}
+	var lim check.MinimizeLimits
+	if q.det {
+		lim.Interleavings = max(int(q.budget)/check.MinimizeShare/len(bugs), 1)
+	} else {
+		lim.Budget = check.MinimizeBudget(q.budget) / time.Duration(len(bugs))
+	}
+	for _, b := range bugs {
+		tr, err := rec.Store.Trace(res.Run.ID, b.Job, 1)
+		if err != nil {
+			fmt.Fprintf(q.stderr, "landslide: warning: minimizing job %d's bug: its stored trace: %v\n", b.Job, err)
+			continue
+		}
+		if !q.out.quiet {
+			what := lim.Budget.Round(time.Millisecond).String()
+			if q.det {
+				what = fmt.Sprintf("%d interleavings", lim.Interleavings)
+			}
+			fmt.Fprintf(q.stderr, "landslide: minimizing job %d's bug trace (at most %s; --no-minimize shows it as found)\n", b.Job, what)
+		}
+		m, err := check.MinimizeStored(ctx, rec.Store, res.Run, tr, lim, check.Hooks{})
+		if err != nil {
+			fmt.Fprintf(q.stderr, "landslide: warning: minimizing job %d's bug: %v\n", b.Job, err)
+			continue
+		}
+		// The run's words for its PP set (atomic conflicts named so).
+		m.Trace.PPSet = b.Trace.PPSet
+		b.Trace = m.Trace
+	}
 }
 
 // progress prints the thesis's progress report (Fig. 4.6).

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -119,16 +118,7 @@ transition as it is re-executed. Exit 1 when the trace reproduces its bug,
 				fmt.Fprintln(out, "The trace ends without a bug.")
 				return nil
 			}
-			var w func(io.Writer) error
-			switch format {
-			case "html":
-				w = res.Report.WriteHTML
-			case "json":
-				w = res.Report.WriteJSON
-			default:
-				w = res.Report.WriteText
-			}
-			if err := w(out); err != nil {
+			if err := writeTrace(out, format, res.Report); err != nil {
 				return err
 			}
 			return &exitError{code: ExitBug}

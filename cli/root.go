@@ -82,7 +82,7 @@ interleavings, and reports each failing interleaving with a readable trace.`,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().String("store", DefaultStore, "the workspace store directory (also $LANDSLIDE_STORE)")
-	root.AddCommand(newRunCmd(), newExploreCmd(), newQuicksandCmd(), newCCCmd(), newResumeCmd(), newReplayCmd(), newRacesCmd(),
+	root.AddCommand(newRunCmd(), newExploreCmd(), newQuicksandCmd(), newCCCmd(), newResumeCmd(), newReplayCmd(), newMinimizeCmd(), newRacesCmd(),
 		newLsCmd(), newShowCmd(), newBugsCmd(), newExportCmd(), newImportCmd(), newVerifyStoreCmd(), newVersionCmd(), newSuiteCmd())
 	return root
 }

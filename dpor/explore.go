@@ -415,11 +415,15 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 				res.Stopped = StopCheckerLimit
 				return res, nil
 			}
-			if br.Bug != nil && res.Bug == nil {
-				res.Bug = br.Bug
+			bug := br.Bug
+			if bug != nil && x.opt.Wanted != nil && !x.opt.Wanted(bug) {
+				bug = nil
+			}
+			if bug != nil && res.Bug == nil {
+				res.Bug = bug
 				res.BugBranch = copyBranch(br)
 			}
-			if br.Bug != nil && !x.opt.KeepGoing {
+			if bug != nil && !x.opt.KeepGoing {
 				res.Stopped = StopBug
 				return res, nil
 			}

@@ -76,6 +76,11 @@ type Options struct {
 	// return a bug of the whole interleaving (a linearizability
 	// violation). The Branch's HappensAfter is valid during the call.
 	Judge func(*Branch) *record.Bug
+	// Wanted, when set, says which bugs the exploration looks for: a
+	// branch whose bug it refuses is explored past as if it had passed
+	// (it is in no Result.Bug, and stops nothing). Minimization looks
+	// for one bug so.
+	Wanted func(*record.Bug) bool
 	// Checkpoint, when set, offers a stored machine state on the way to
 	// the end of prefix (the current branch's first choices): it returns
 	// the state after the first depth choices, or nil. A resumed explorer

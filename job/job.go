@@ -96,6 +96,9 @@ type Hooks struct {
 	// resumable from the store like a budget stop. Quicksand steers its
 	// jobs with it.
 	Control func(Step) bool
+	// Wanted, when set, says which bugs the job looks for
+	// (dpor.Options.Wanted): the others are explored past.
+	Wanted func(*record.Bug) bool
 }
 
 // Step is what Control sees of one interleaving.
@@ -231,7 +234,7 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 	// its state that of the last interleaving, and the cause says which.
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	opt := dpor.Options{Spec: cfg.Spec.Spec, Now: now}
+	opt := dpor.Options{Spec: cfg.Spec.Spec, Now: now, Wanted: cfg.Wanted}
 	if !cfg.Spec.Kernel.ThesisHeuristics {
 		// The depth heuristic (a branch 20× deeper than the completed
 		// ones is an infinite loop, thesis §3.4.6 (a)) reports a bug

@@ -170,8 +170,12 @@ func (k *Kernel) deadlock() {
 		}
 		if n := len(t.calls); n > 0 {
 			what += " inside " + t.calls[n-1].fn.String()
-			if t.calls[n-1].arg != 0 {
-				what += fmt.Sprintf("(0x%x)", t.calls[n-1].arg)
+			if a := t.calls[n-1].arg; a != 0 {
+				if name := k.DataName(a); name != "" {
+					what += fmt.Sprintf("(0x%x: %s)", a, name)
+				} else {
+					what += fmt.Sprintf("(0x%x)", a)
+				}
 			}
 		}
 		return what

@@ -369,14 +369,47 @@ func (k *Kernel) spinText(t *thread) string {
 	return fmt.Sprintf("spins at 0x%x: its loop came back to the same state with nothing changed, and it waits for %s", t.spinPC, what)
 }
 
-// addrText names a data address: a global by name and offset, else the
-// number.
+// addrText names a data address (DataName), else gives the number.
 func (k *Kernel) addrText(a uint64) string {
+	if n := k.DataName(a); n != "" {
+		return n
+	}
+	return fmt.Sprintf("0x%x", a)
+}
+
+// DataName names a data address in the machine's current state: a
+// global by name and offset ("acct+4"), a live heap block by its number
+// and the function that allocated it ("heap block 3 from thr_create+8"),
+// a thread's stack by the thread ("thread 2's stack"); "" for none of
+// these.
+func (k *Kernel) DataName(a uint64) string {
 	if name, start, ok := k.syms.ObjectAt(a); ok {
 		if a == start {
 			return name
 		}
 		return fmt.Sprintf("%s+%d", name, a-start)
 	}
-	return fmt.Sprintf("0x%x", a)
+	if b := k.st.heap.blockAt(a); b != nil {
+		from := ""
+		for i, pc := range b.allocStack {
+			if i > 0 && pc >= 4 {
+				pc -= 4 // a return address: its call names the frame
+			}
+			if fn, _, ok := k.syms.FuncAt(pc); ok && fn != "malloc" && fn != "calloc" && fn != "realloc" && fn != "_malloc" {
+				from = " from " + fn
+				break
+			}
+		}
+		name := fmt.Sprintf("heap block %d%s", b.id, from)
+		if a != b.addr {
+			name += fmt.Sprintf("+%d", a-b.addr)
+		}
+		return name
+	}
+	for _, t := range k.st.threads {
+		if t.stackLo < t.stackHi && a >= t.stackLo && a < t.stackHi {
+			return fmt.Sprintf("thread %d's stack", t.tid)
+		}
+	}
+	return ""
 }

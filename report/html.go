@@ -191,6 +191,7 @@ tr.failure td.active { background: #ffc9c9; border: 2px solid #b00020; }
 ul.events { margin: 0.2em 0 0 0; padding-left: 1.2em; font-size: 0.85em; color: #333; }
 .race-side { display: block; color: #666; font-size: 0.9em; }
 .race { margin-top: 0.2em; font-size: 0.85em; border-left: 3px solid #c62828; padding-left: 0.4em; }
+.order { margin-top: 0.2em; font-size: 0.85em; border-left: 3px solid #1565c0; padding-left: 0.4em; }
 .legend dt { display: inline-block; min-width: 9em; }
 .legend dd { display: inline; margin: 0; }
 .legend div { margin: 0.15em 0; }
@@ -225,6 +226,10 @@ pre.src .hit { background: #fff3c4; font-weight: bold; }
 <dt>Estimated state space size</dt><dd class="estimated-size">{{.Size}}</dd>
 <dt>Estimated state space coverage</dt><dd class="coverage">{{.Coverage}}</dd>
 <dt>Preemptions in this trace</dt><dd class="preemptions">{{.T.Preemptions}}</dd>
+{{- with .T.Minimized}}
+<dt>Minimized</dt><dd class="minimized">{{.Summary $.T.Preemptions}}{{with .Original}}; original trace <code>{{.}}</code>{{end}}</dd>
+<dt>Nearest passing interleaving</dt><dd class="needs">{{if .Needs}}{{.Needs}}<br>its schedule: <code>{{.Passing}}</code>{{else}}{{.NoneText}}{{end}}</dd>
+{{- end}}
 <dt>PP set</dt><dd class="pp-set">{{if .T.PPSet}}{{range $i, $p := .T.PPSet}}{{if $i}}, {{end}}<code>{{$p}}</code>{{end}}{{else}}(mandatory PPs only){{end}}</dd>
 </dl>
 {{- if ge .Failure 0}}
@@ -249,6 +254,9 @@ pre.src .hit { background: #fff3c4; font-weight: bold; }
 {{- end}}
 {{- if $r.Step.Events}}
 <ul class="events">{{range $r.Step.Events}}<li>{{.}}</li>{{end}}</ul>
+{{- end}}
+{{- with $r.Step.Order}}
+<div class="order">{{.}}</div>
 {{- end}}
 {{- with $r.Step.Race}}
 <div class="race">data race: {{race .}}

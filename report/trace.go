@@ -30,6 +30,29 @@ type Trace struct {
 	// Races are the data-race candidates of the exploration that found
 	// this trace, with both stacks (as explore lists them).
 	Races []Race `json:"races,omitempty"`
+	// Minimized, in a trace landslide minimize made, says how.
+	Minimized *Minimized `json:"minimized,omitempty"`
+}
+
+// Minimized is how a trace was minimized: the same bug as a trace with
+// From preemptions, with the fewest preemptions the search found.
+type Minimized struct {
+	From int `json:"from_preemptions"`
+	// Proved: no interleaving of the PP set with fewer preemptions has
+	// the bug. Otherwise none with fewer than Below has it, and Stopped
+	// says why the search stopped.
+	Proved   bool   `json:"proved"`
+	Below    int    `json:"below"`
+	Stopped  string `json:"stopped,omitempty"`
+	Searched int    `json:"searched"` // interleavings the search ran
+	// Needs is the nearest passing interleaving's lesson (empty: none of
+	// the Tried reversals passed); Passing its schedule.
+	Needs   string `json:"needs,omitempty"`
+	Passing string `json:"passing,omitempty"`
+	Tried   int    `json:"tried"`
+	// Original names the trace it was minimized from
+	// (RUN/JOB/TRACE), when it is stored.
+	Original string `json:"original,omitempty"`
 }
 
 // Step is one transition: a row of the trace table. The cell of the
@@ -50,6 +73,9 @@ type Step struct {
 	Race   *RacePair `json:"race,omitempty"`   // for a data-race PP: the racing access pair that made this PP
 	// Failure says the bug happened in this transition.
 	Failure bool `json:"failure,omitempty"`
+	// Order, in a minimized trace, says which ordering the bug needs
+	// that this transition is part of.
+	Order string `json:"order,omitempty"`
 }
 
 // RacePair is the pair of racing accesses behind a data-race PP.
@@ -211,6 +237,9 @@ func (t *Trace) WriteText(w io.Writer) error {
 	fmt.Fprintf(ew, "Estimated state space size: %s\n", formatSize(t.EstimatedSize))
 	fmt.Fprintf(ew, "Estimated state space coverage: %s\n", formatCoverage(t.Coverage))
 	fmt.Fprintf(ew, "Preemptions in this trace: %d\n", t.Preemptions)
+	if m := t.Minimized; m != nil {
+		m.writeText(ew, t.Preemptions)
+	}
 	fmt.Fprintf(ew, "PP set: %s\n", ppSetText(t.PPSet))
 
 	cols := t.Columns()
@@ -232,6 +261,9 @@ func (t *Trace) WriteText(w io.Writer) error {
 		writeFrames(ew, s.Stack)
 		for _, e := range s.Events {
 			fmt.Fprintf(ew, "      * %s\n", e)
+		}
+		if s.Order != "" {
+			fmt.Fprintf(ew, "      > %s\n", s.Order)
 		}
 		if s.Race != nil {
 			fmt.Fprintf(ew, "      ! data race: %s\n", raceText(s.Race))
@@ -324,4 +356,48 @@ func SyncEventTrace(e record.SyncEvent) string {
 		return fmt.Sprintf("kill (%d other threads alive)", e.Arg)
 	}
 	return e.Kind.String()
+}
+
+// writeText is the minimization's lines of a text report.
+func (m *Minimized) writeText(w io.Writer, now int) {
+	fmt.Fprintf(w, "Minimized: %s\n", m.Summary(now))
+	if m.Original != "" {
+		fmt.Fprintf(w, "Original trace: %s\n", m.Original)
+	}
+	if m.Needs != "" {
+		fmt.Fprintf(w, "Nearest passing interleaving: %s\n", m.Needs)
+		fmt.Fprintf(w, "  its schedule: %s\n", m.Passing)
+	} else {
+		fmt.Fprintf(w, "Nearest passing interleaving: %s\n", m.NoneText())
+	}
+}
+
+// Summary says how the trace was minimized (its preemptions are now).
+func (m *Minimized) Summary(now int) string {
+	from := fmt.Sprintf("from %d to %d preemptions", m.From, now)
+	if m.From == now {
+		from = fmt.Sprintf("%d %s, as found", now, plural(now, "preemption"))
+	}
+	switch {
+	case m.Proved:
+		return fmt.Sprintf("%s, the fewest that give this bug (every interleaving with fewer was run: %d)", from, m.Searched)
+	case m.Below > 0:
+		return fmt.Sprintf("%s; none with fewer than %d gives this bug (the search stopped: %s, after %d interleavings)", from, m.Below, m.Stopped, m.Searched)
+	}
+	return fmt.Sprintf("%s (the search stopped: %s, after %d interleavings)", from, m.Stopped, m.Searched)
+}
+
+// NoneText says that no passing neighbour was found.
+func (m *Minimized) NoneText() string {
+	if m.Tried == 0 {
+		return "none: no two threads' conflicting accesses in this trace to reverse"
+	}
+	return fmt.Sprintf("none of the %d reversals of two threads' conflicting accesses in this trace avoids the bug", m.Tried)
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
 }

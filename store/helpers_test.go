@@ -114,6 +114,10 @@ func synthChoices(r *rand.Rand, n int) []record.Choice {
 
 func synthTrace(r *rand.Rand, run string, job, id, n int) *TraceRecord {
 	t := &TraceRecord{Run: run, Job: job, ID: id, Kind: "bug", Choices: synthChoices(r, n)}
+	if id%2 == 0 {
+		// A minimization of the trace before it (landslide minimize).
+		t.Kind, t.Of, t.Explain = TraceMinimal, id-1, `{"from_preemptions":3,"proved":true}`
+	}
 	for i := 0; i < n; i++ {
 		tr := synthTransition(r, 5)
 		t.Transitions = append(t.Transitions, tr)

@@ -133,7 +133,7 @@ type TraceRecord struct {
 	Run  string
 	Job  int
 	ID   int
-	Kind string // "bug"
+	Kind string // "bug", or "minimal" (see Of)
 	// Choices replay the execution.
 	Choices []record.Choice
 	// Hashes holds, per transition, record.Hash of that single transition:
@@ -141,7 +141,16 @@ type TraceRecord struct {
 	Hashes      [][32]byte
 	Transitions []*record.Transition
 	Preempted   []bool
+	// Of, in a trace of Kind "minimal" (landslide minimize), is the ID of
+	// the bug trace of the same job it minimizes: the same bug with the
+	// fewest preemptions. Explain is what minimize found of its nearest
+	// passing interleaving, as text.
+	Of      int
+	Explain string
 }
+
+// TraceMinimal is the Kind of a minimized bug trace.
+const TraceMinimal = "minimal"
 
 // BugRecord is a bug found by a job; Trace names its TraceRecord.
 type BugRecord struct {
@@ -641,7 +650,7 @@ func decodeBranches(b []byte) ([]*BranchRecord, error) {
 
 func encodeTrace(t *TraceRecord) []byte {
 	e := &enc{}
-	e.arr(8)
+	e.arr(10)
 	e.str(t.Run)
 	e.int(int64(t.Job))
 	e.int(int64(t.ID))
@@ -661,6 +670,8 @@ func encodeTrace(t *TraceRecord) []byte {
 	for _, p := range t.Preempted {
 		e.bool(p)
 	}
+	e.int(int64(t.Of))
+	e.str(t.Explain)
 	return e.b
 }
 
@@ -711,6 +722,10 @@ func decodeTrace(b []byte) (*TraceRecord, error) {
 					t.Preempted[j] = d.bool()
 				}
 			}
+		case 8:
+			t.Of = d.int()
+		case 9:
+			t.Explain = d.str()
 		default:
 			d.skip()
 		}
