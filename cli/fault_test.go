@@ -150,6 +150,32 @@ func TestStoreFaultInjection(t *testing.T) {
 			t.Errorf("the template store has no %s file: the suite would not cover it", k)
 		}
 	}
+	// A full disk under a store whose last commits are only in the
+	// write-ahead log (the killed run's): resume and import must fail at
+	// once with one line, as TestFullDiskAtOpen checks for a flushed one.
+	t.Run("full-disk-unflushed-log", func(t *testing.T) {
+		for _, args := range [][]string{{"resume", fs.killed, "--quiet", "--trace-dir", t.TempDir()}, {"import", filepath.Join(t.TempDir(), "none.tar")}} {
+			dir := fs.copy(t)
+			c := landslide(append([]string{"--store", dir}, args...)...)
+			c.Env = append(c.Env, "LANDSLIDE_TEST_FULL_AFTER=0")
+			var e bytes.Buffer
+			c.Stderr = &e
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- c.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(time.Minute):
+				c.Process.Kill()
+				t.Fatalf("%v on a full disk: still running after a minute", args)
+			}
+			if code := c.ProcessState.ExitCode(); code != ExitUsage || strings.Count(strings.TrimSpace(e.String()), "\n") != 0 || strings.Contains(e.String(), "goroutine ") {
+				t.Errorf("%v on a full disk: exit %d, stderr\n%s\nwant exit 2 and one line", args, code, e.String())
+			}
+		}
+	})
 	faults := map[string]func(data []byte) ([]byte, bool){
 		"flip": func(b []byte) ([]byte, bool) {
 			if len(b) == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -19,9 +20,22 @@ func (s *Store) listener() *pebble.EventListener {
 		},
 		BackgroundError: func(err error) {
 			// A compaction that read a damaged table: the table is named
-			// by DataCorruption; nothing more to do here.
+			// by DataCorruption; nothing more to do here. A disk that
+			// cannot be written (full, read-only, failing) is another
+			// matter: Pebble retries the flush for ever, and an Open
+			// that replayed a write-ahead log waits for that flush (a
+			// full disk hung resume and import there). The process
+			// ends with one line; what was committed stays in the log.
+			if diskFailure(err) {
+				BackgroundFatal(s.dir, err.Error())
+			}
 		},
 	}
+}
+
+// diskFailure: err says the disk cannot take a write.
+func diskFailure(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EIO) || errors.Is(err, syscall.EDQUOT)
 }
 
 func (s *Store) noteDamaged(file string) {
