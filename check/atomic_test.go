@@ -77,7 +77,7 @@ func TestQuicksandAtomicConflicts(t *testing.T) {
 			if res.Verdict.Outcome != Bug || len(res.Bugs) == 0 || !strings.HasPrefix(res.Bugs[0].Message, c.bug) {
 				t.Fatalf("%s: %s (%s), want a %s bug", c.name, res.Verdict.Outcome, res.Verdict.Message, c.bug)
 			}
-			if b := res.Bugs[0]; !strings.Contains(b.PPSet, "atomic conflict @") || b.Trace == nil {
+			if b := res.Bugs[0]; !strings.Contains(b.PPSet, "atomic conflict at 0x") || b.Trace == nil {
 				t.Errorf("the bug's PP set %s has no atomic-conflict PP, or it has no trace", b.PPSet)
 			}
 			t.Logf("%s: %s after %v interleavings, PPs %s", c.name, res.Bugs[0].Message, int64(res.Bugs[0].FoundAt), res.Bugs[0].PPSet)

@@ -67,7 +67,7 @@ func TestQuicksandFindsDataRaceBugs(t *testing.T) {
 			continue
 		}
 		b := d.Bugs[0]
-		if !strings.HasPrefix(b.Message, f.Expect+":") || !strings.Contains(b.PPSet, "data race @") {
+		if !strings.HasPrefix(b.Message, f.Expect+":") || !strings.Contains(b.PPSet, "data race at 0x") {
 			t.Errorf("%s: bug %q in PP set %s; want a %s bug with a data-race PP", f.Name, b.Message, b.PPSet, f.Expect)
 		}
 		// The control completes its one state space with budget left: no
@@ -133,9 +133,9 @@ func TestQuicksandText(t *testing.T) {
 		if code != ExitBug {
 			t.Fatalf("%v: exit %d\n%s\n%s", c.flags, code, out, errOut)
 		}
-		for _, want := range append([]string{"==== FINAL REPORT ====", "BUG (job ", "'data race @ 0x", "fig1.c:",
+		for _, want := range append([]string{"==== FINAL REPORT ====", "BUG (job ", "'data race at 0x", "fig1.c:",
 			"Verified PP sets (", "landslide-bug-fig1-job", "core saturation",
-			"Preemption points at atomic conflicts (1;", "'atomic conflict @ 0x"}, c.want...) {
+			"Preemption points at atomic conflicts (1;", "'atomic conflict at 0x"}, c.want...) {
 			if !strings.Contains(out, want) {
 				t.Errorf("%v: no %q in\n%s", c.flags, want, out)
 			}

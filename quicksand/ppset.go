@@ -59,10 +59,11 @@ func (p *PP) String() string {
 	if p.Atomic {
 		kind = "atomic conflict"
 	}
+	// As explore lists a PP set: "data race at 0x00012ac0 in mutex_lock (mutex.c:39)".
 	if p.Where != "" {
-		return fmt.Sprintf("'%s @ 0x%x %s'", kind, p.PC, p.Where)
+		return fmt.Sprintf("'%s at 0x%08x in %s'", kind, p.PC, p.Where)
 	}
-	return fmt.Sprintf("'%s @ 0x%x'", kind, p.PC)
+	return fmt.Sprintf("'%s at 0x%08x'", kind, p.PC)
 }
 
 // Set is a set of PPs, by their index in the registry, as a bitset.
@@ -197,7 +198,8 @@ func (r *Registry) All() Set {
 }
 
 // Describe prints a set as the thesis's progress report does:
-// { 'mutex_lock' 'data race @ 0x102917' }, or { } for yields only.
+// { 'mutex_lock' 'data race at 0x00102917 in f (f.c:3)' }, or { } for
+// yields only.
 func (r *Registry) Describe(s Set) string {
 	var b strings.Builder
 	b.WriteString("{ ")

@@ -150,13 +150,13 @@ func TestRunDeterministic(t *testing.T) {
 		"2 { 'mutex_lock' } complete n=50",
 		"3 { 'mutex_unlock' } complete n=50",
 		"4 { 'mutex_lock' 'mutex_unlock' } timed out n=640",
-		"5 { 'mutex_lock' 'data race @ 0xa' } complete n=50",
-		"6 { 'data race @ 0xa' } complete n=50",
-		"7 { 'mutex_lock' 'data race @ 0xb' } complete n=50",
-		"8 { 'data race @ 0xb' } complete n=50",
-		"9 { 'mutex_lock' 'data race @ 0xa' 'data race @ 0xb' } bug n=10",
-		"10 { 'mutex_lock' 'mutex_unlock' 'data race @ 0xa' } not started n=0",
-		"11 { 'mutex_lock' 'mutex_unlock' 'data race @ 0xb' } not started n=0",
+		"5 { 'mutex_lock' 'data race at 0x0000000a' } complete n=50",
+		"6 { 'data race at 0x0000000a' } complete n=50",
+		"7 { 'mutex_lock' 'data race at 0x0000000b' } complete n=50",
+		"8 { 'data race at 0x0000000b' } complete n=50",
+		"9 { 'mutex_lock' 'data race at 0x0000000a' 'data race at 0x0000000b' } bug n=10",
+		"10 { 'mutex_lock' 'mutex_unlock' 'data race at 0x0000000a' } not started n=0",
+		"11 { 'mutex_lock' 'mutex_unlock' 'data race at 0x0000000b' } not started n=0",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("jobs\n%q\nwant\n%q", got, want)

@@ -295,8 +295,8 @@ func TestRaceJobs(t *testing.T) {
 	for _, j := range added {
 		got = append(got, s.Reg.Describe(j.Set)+" "+strings.Fields(j.Origin)[0])
 	}
-	want := []string{"{ 'mutex_lock' 'data race @ 0xa' } big,", "{ 'data race @ 0xa' } small,",
-		"{ 'mutex_lock' 'data race @ 0xb' } big,", "{ 'data race @ 0xb' } small,"}
+	want := []string{"{ 'mutex_lock' 'data race at 0x0000000a' } big,", "{ 'data race at 0x0000000a' } small,",
+		"{ 'mutex_lock' 'data race at 0x0000000b' } big,", "{ 'data race at 0x0000000b' } small,"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("jobs %q, want %q", got, want)
 	}
@@ -362,7 +362,7 @@ func TestAtomicConflictJobs(t *testing.T) {
 	for _, j := range added {
 		got = append(got, s.Reg.Describe(j.Set)+" "+strings.Fields(j.Origin)[0])
 	}
-	want := []string{"{ 'mutex_lock' 'atomic conflict @ 0xa' } big,", "{ 'atomic conflict @ 0xa' } small,"}
+	want := []string{"{ 'mutex_lock' 'atomic conflict at 0x0000000a' } big,", "{ 'atomic conflict at 0x0000000a' } small,"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("jobs %q, want %q", got, want)
 	}
@@ -380,9 +380,9 @@ func TestAtomicConflictJobs(t *testing.T) {
 	for _, j := range s.pending() {
 		order = append(order, s.Reg.Describe(j.Set))
 	}
-	wantOrder := []string{"{ }", "{ 'data race @ 0xc' }", "{ 'mutex_lock' 'data race @ 0xc' }", "{ 'mutex_lock' 'mutex_unlock' }",
-		"{ 'mutex_unlock' }", "{ 'atomic conflict @ 0xa' }", "{ 'atomic conflict @ 0xb' }",
-		"{ 'mutex_lock' 'atomic conflict @ 0xa' }", "{ 'mutex_lock' 'atomic conflict @ 0xb' }"}
+	wantOrder := []string{"{ }", "{ 'data race at 0x0000000c' }", "{ 'mutex_lock' 'data race at 0x0000000c' }", "{ 'mutex_lock' 'mutex_unlock' }",
+		"{ 'mutex_unlock' }", "{ 'atomic conflict at 0x0000000a' }", "{ 'atomic conflict at 0x0000000b' }",
+		"{ 'mutex_lock' 'atomic conflict at 0x0000000a' }", "{ 'mutex_lock' 'atomic conflict at 0x0000000b' }"}
 	if !slices.Equal(order, wantOrder) {
 		t.Errorf("pending\n%q, want\n%q", order, wantOrder)
 	}

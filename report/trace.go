@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -248,17 +249,30 @@ func (t *Trace) WriteText(w io.Writer) error {
 		ids[i] = strconv.Itoa(int(c))
 	}
 	fmt.Fprintf(ew, "\nPreemption trace (%d transitions; threads %s):\n", len(t.Steps), strings.Join(ids, ", "))
-	for _, s := range t.Steps {
+	for i := 0; i < len(t.Steps); i++ {
+		// Steps in which nothing happened but reaching the next PP of
+		// the same call (pthread_create's entry, then its thread_create)
+		// read as one: "#0-#1 thread 1 -> pthread_create -> thread_create".
+		first := t.Steps[i]
+		pps := []string{first.PP}
+		for i+1 < len(t.Steps) && foldable(t.Steps[i], t.Steps[i+1]) {
+			i++
+			pps = append(pps, t.Steps[i].PP)
+		}
+		s := t.Steps[i]
 		line := fmt.Sprintf("#%d thread %d", s.Index, s.Thread)
-		if s.Preempted {
+		if first.Index != s.Index {
+			line = fmt.Sprintf("#%d-#%d thread %d", first.Index, s.Index, s.Thread)
+		}
+		if first.Preempted {
 			line += " [preempted]"
 		}
-		line += " -> " + s.PP
+		line += " -> " + strings.Join(pps, " -> ")
 		if s.Failure {
 			line += "  <-- failure"
 		}
 		fmt.Fprintf(ew, "%s\n", line)
-		writeFrames(ew, s.Stack)
+		writeFrames(ew, withoutStartup(s.Stack))
 		for _, e := range s.Events {
 			fmt.Fprintf(ew, "      * %s\n", e)
 		}
@@ -400,4 +414,36 @@ func plural(n int, s string) string {
 		return s
 	}
 	return s + "s"
+}
+
+// startupFrames are the SDK's thread entry points (crt0's _start, the
+// POSIX layer's trampoline): the outermost frame of every stack, which a
+// trace's steps leave out.
+var startupFrames = []string{"_start", "ls_pthread_start"}
+
+// withoutStartup is fs without its outermost startup frames (at least
+// one frame is kept).
+func withoutStartup(fs []Frame) []Frame {
+	n := len(fs)
+	for n > 1 && slices.Contains(startupFrames, fs[n-1].Func) {
+		n--
+	}
+	return fs[:n]
+}
+
+// foldable: step a ended at a sync function's entry and did nothing
+// but reach the PP before b, in the same call of the same thread (the
+// same function at the top, the same callers), and b began without a
+// preemption.
+func foldable(a, b Step) bool {
+	if a.PPKind != record.PPSyncFunc.String() || a.Thread != b.Thread || b.Preempted || a.Failure || len(a.Events) > 0 || a.Race != nil || a.Order != "" ||
+		len(a.Stack) == 0 || len(a.Stack) != len(b.Stack) || a.Stack[0].Func != b.Stack[0].Func {
+		return false
+	}
+	for k := 1; k < len(a.Stack); k++ {
+		if a.Stack[k].PC != b.Stack[k].PC {
+			return false
+		}
+	}
+	return true
 }

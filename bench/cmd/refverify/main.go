@@ -191,7 +191,7 @@ func quicksandTable(tests, modes []string, cpus int, budget time.Duration) int {
 			for _, j := range res.Sched.Jobs {
 				if j.Status == quicksand.Complete {
 					complete++
-					maxRaces = max(maxRaces, strings.Count(res.Sched.Reg.Describe(j.Set), "data race @"))
+					maxRaces = max(maxRaces, strings.Count(res.Sched.Reg.Describe(j.Set), "data race at 0x"))
 				}
 			}
 			verdict := res.Verdict.Message
