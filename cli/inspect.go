@@ -235,7 +235,7 @@ func newShowCmd() *cobra.Command {
 			}
 			fmt.Fprintf(out, "Run %s: %s %s\n", d.ID, d.Command, d.Program)
 			if len(d.Args) > 0 {
-				fmt.Fprintf(out, "  command landslide %s\n", strings.Join(d.Args, " "))
+				fmt.Fprintf(out, "  command landslide %s\n", commandLine(d.Args))
 			}
 			fmt.Fprintf(out, "  created %s, updated %s\n", d.Created, d.Updated)
 			fmt.Fprintf(out, "  binary  sha256 %s\n", d.Binary)

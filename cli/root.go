@@ -177,9 +177,20 @@ func newVersionCmd() *cobra.Command {
 	return cmd
 }
 
-// argvKey annotates the root command with the command line it runs (the
-// store records it with each run).
-const argvKey = "landslide.argv"
+// argvListKey annotates the root command with the arguments it runs,
+// joined by NUL bytes: the store records them with each run, one
+// argument per element.
+const argvListKey = "landslide.argv"
+
+// commandLine is a stored run's arguments as a shell line. Runs stored
+// before the arguments were kept one per element hold the whole line as
+// one element, printed as it is.
+func commandLine(args []string) string {
+	if len(args) == 1 && strings.Contains(args[0], " ") {
+		return args[0]
+	}
+	return strings.Join(quoteArgs(args), " ")
+}
 
 // quoteArgs quotes the arguments that a shell would split or expand.
 func quoteArgs(args []string) []string {
@@ -197,7 +208,7 @@ func quoteArgs(args []string) []string {
 func Main(args []string, stdout, stderr io.Writer) int {
 	root := NewRoot()
 	root.SetArgs(args)
-	root.Annotations = map[string]string{argvKey: strings.Join(quoteArgs(args), " ")}
+	root.Annotations = map[string]string{argvListKey: strings.Join(args, "\x00")}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()

@@ -175,8 +175,8 @@ func (p *persistFlags) register(fl *pflag.FlagSet) {
 func (p *persistFlags) recording(cmd *cobra.Command, st *store.Store) check.Recording {
 	// The command line as given (show prints it once, as "landslide ...").
 	var args []string
-	if argv := cmd.Root().Annotations[argvKey]; argv != "" {
-		args = []string{argv}
+	if argv, ok := cmd.Root().Annotations[argvListKey]; ok {
+		args = strings.Split(argv, "\x00")
 	}
 	checkpoint := p.checkpoint
 	if checkpoint == 0 {
