@@ -136,6 +136,12 @@ type Store struct {
 	counterDamaged error
 
 	seq atomic.Uint64
+
+	// The writer's live status (live.go).
+	liveMu   sync.Mutex
+	live     Live
+	livePub  time.Time
+	liveGone bool
 }
 
 // pebbleFatal is what the quiet logger panics with when Pebble reports a
@@ -240,6 +246,12 @@ func Open(dir string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{dir: dir, lock: lock, readOnly: opt.ReadOnly, pages: make(map[[32]byte]struct{})}
+	if !opt.ReadOnly {
+		// A status file a killed writer left says nothing true any more.
+		s.removeLive()
+		s.liveGone = false
+		s.live = Live{Started: time.Now().UnixNano()}
+	}
 	if err := s.open(fs, opt.ReadOnly); err != nil {
 		unlockDir(lock, !opt.ReadOnly)
 		return nil, err
@@ -400,7 +412,7 @@ func (s *Store) Flush() error {
 // been left by Pebble (or the store) while creating a store.
 func pebbleFileName(n string) bool {
 	switch {
-	case n == LockFile, n == "LOCK", n == "CURRENT", n == CounterFile, n == CounterFile+".tmp":
+	case n == LockFile, n == "LOCK", n == "CURRENT", n == CounterFile, n == CounterFile+".tmp", n == LiveFile, n == LiveFile+".tmp":
 		return true
 	case strings.HasPrefix(n, "OPTIONS-"), strings.HasPrefix(n, "MANIFEST-"), strings.HasPrefix(n, "marker."):
 		return true
@@ -484,6 +496,9 @@ func (s *Store) Close() error {
 			defer func() { _ = recover() }()
 			_ = s.db.Close()
 		}()
+	}
+	if !s.readOnly {
+		s.removeLive()
 	}
 	unlockDir(s.lock, !s.readOnly)
 	return err
