@@ -87,6 +87,9 @@ func warnStore(cmd *cobra.Command, st *store.Store) {
 		fmt.Fprintf(w, "landslide: warning: store %s: %s: the write-ahead log that held them was damaged (%s redoes the lost work)\n",
 			dir, l, again(dir, "resume", l.Run))
 	}
+	for _, g := range st.Gaps() {
+		fmt.Fprintf(w, "landslide: warning: store %s: %s (landslide verify-store lists what is missing)\n", dir, g)
+	}
 }
 
 // lostErr refuses to read a run whose stored results are older than its

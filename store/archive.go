@@ -483,7 +483,7 @@ func (s *Store) ImportLimited(r io.Reader, lim ImportLimits) (runID string, err 
 	} else if !errors.Is(err, ErrNotFound) {
 		return "", err
 	}
-	err = s.guard(func() error { return im.b.Commit(pebble.Sync) })
+	err = s.commitBatch(im.b, im.runID)
 	if err != nil {
 		return "", fmt.Errorf("import into store %s: %w", s.dir, err)
 	}

@@ -135,6 +135,15 @@ type Store struct {
 
 	counterDamaged error
 
+	// The commit sequence (seq.go): commits are made one at a time under
+	// commitMu; commitSeq is the last one's number (guarded by mu, as is
+	// gaps, the commits found lost from the middle).
+	commitMu   sync.Mutex
+	commitSeq  uint64
+	seqFloor   uint64 // the lowest sequence key that may be stored (0: none)
+	seqFlushed uint64 // the last commit a flush made durable (0: none yet)
+	gaps       []SeqGap
+
 	seq atomic.Uint64
 
 	// The writer's live status (live.go).
@@ -352,6 +361,12 @@ func (s *Store) open(fs vfs.FS, ro bool) error {
 			s.lost = append(s.lost, l)
 		}
 	}
+	// Damage in the sequence keys is reported when they are read
+	// (Verify); the store's records are what matter.
+	if err := s.loadSeq(ro); err != nil && !errors.Is(err, ErrCorrupt) {
+		_ = s.guard(s.db.Close)
+		return err
+	}
 	return nil
 }
 
@@ -399,7 +414,7 @@ func (s *Store) Flush() error {
 	if err := s.usable(true); err != nil {
 		return err
 	}
-	if err := s.guard(s.db.Flush); err != nil {
+	if err := s.flushSeq(); err != nil {
 		return fmt.Errorf("flush store %s: %w", s.dir, err)
 	}
 	s.mu.Lock()
@@ -768,6 +783,11 @@ func unpackMsgpack(v []byte, out any, limit int64) error {
 	if err != nil {
 		return err
 	}
+	return decodeMsgpack(b, out)
+}
+
+// decodeMsgpack decodes an unpacked MessagePack value.
+func decodeMsgpack(b []byte, out any) error {
 	// Check the structure first: every count must fit in the bytes that
 	// remain (the msgpack package preallocates what a header claims).
 	if err := (&dec{b: b}).skipAll(); err != nil {
@@ -860,8 +880,7 @@ func (s *Store) PutBinary(img []byte) (string, error) {
 		return "", err
 	}
 	v := pack(nil, img, true)
-	err := s.guard(func() error { return s.db.Set(keyBin(hash), v, pebble.Sync) })
-	if err != nil {
+	if err := s.set(keyBin(hash), v, ""); err != nil {
 		return "", fmt.Errorf("store binary: %w", err)
 	}
 	return hash, nil
@@ -912,7 +931,7 @@ func (s *Store) NewRun(r *Run) error {
 	if err != nil {
 		return err
 	}
-	if err := s.guard(func() error { return s.db.Set(keyRun(r.ID), v, pebble.Sync) }); err != nil {
+	if err := s.set(keyRun(r.ID), v, r.ID); err != nil {
 		return err
 	}
 	return s.counter.set(r.ID, 0, 1)
@@ -1238,7 +1257,7 @@ func (s *Store) CommitWithStats(c *Commit) (st CommitStats, err error) {
 		st.Checkpoints = len(c.Checkpoints)
 		st.CheckpointBytes = st.Bytes - n0
 	}
-	err = s.guard(func() error { return b.Commit(pebble.Sync) })
+	err = s.commitBatch(b, run)
 	if err != nil {
 		return st, fmt.Errorf("commit to store %s: %w", s.dir, err)
 	}
