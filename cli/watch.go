@@ -54,7 +54,9 @@ func watchProgress(h *check.Hooks, st *store.Store) {
 	started := false
 	h.Progress = func(p check.Progress) {
 		if !p.Final {
-			st.UpdateLive(true, func(l *store.Live) {
+			// (On a terminal reports come every 250 ms: the file is
+			// rewritten at most every LiveEvery all the same.)
+			st.UpdateLive(false, func(l *store.Live) {
 				r := lastLiveRun(l)
 				if r == nil {
 					return
