@@ -164,7 +164,13 @@ func newLsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "List the runs in the store",
-		Args:  cobra.NoArgs,
+		Long: `ls lists the runs in the store with their status and result. A run stored
+as running whose process ended (a kill, a crash) is "interrupted", with the
+resume command that continues it. While a process writes to the store
+(explore, quicksand, resume, import), the store cannot be read: ls then
+prints the runs that process explores, with the live progress it publishes
+in the store's status file, and exits 0.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, live, err := openOrWatch(cmd)
 			if err != nil {
@@ -242,7 +248,11 @@ func newShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Show a run: its options, environment, jobs, bugs and race candidates",
-		Args:  exactly(1),
+		Long: `show prints a run: its command line, environment, status, jobs with their
+estimates, bugs and race candidates. While a process writes to the store,
+show of a run it explores prints its live progress (exit 0); any other run
+can be shown once the process ends.`,
+		Args: exactly(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, live, err := openOrWatch(cmd)
 			if err != nil {
