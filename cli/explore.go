@@ -160,6 +160,7 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 		}
 		defer st.Close()
 		rec = f.persist.recording(cmd, st)
+		watchProgress(&cfg.Hooks, st)
 	}
 	ctx, stop := interruptContext(cmd)
 	defer stop()

@@ -51,6 +51,9 @@ type storedRunJSON struct {
 	// Interleavings sums the jobs' interleavings as explore counts them
 	// (not the executions stopped or abandoned asleep).
 	Interleavings int `json:"interleavings"`
+	// Live: the run is being explored by the process holding the store
+	// (what it publishes; the rest of the run cannot be read until then).
+	Live *liveJSON `json:"live,omitempty"`
 }
 
 type jobJSON struct {
@@ -80,6 +83,13 @@ type bugJSON struct {
 func runDoc(st *store.Store, r *store.Run, full bool) (storedRunJSON, error) {
 	d := storedRunJSON{ID: r.ID, Created: stamp(r.Created), Updated: stamp(r.Updated), Command: r.Command, Program: r.Program,
 		Binary: r.Binary, Args: r.Args, Status: string(r.Status), Message: r.Message, Env: r.Env}
+	// A reader opens a store only when no process holds it: a run still
+	// marked running lost its process (a kill, a crash, a power cut).
+	interrupted := r.Status == store.StatusRunning
+	if interrupted {
+		d.Status = statusInterrupted
+		d.Message = fmt.Sprintf("interrupted: its process ended before the run did (`%s` continues it)", again(st.Dir(), "resume", r.ID))
+	}
 	jobs, err := st.Jobs(r.ID)
 	if err != nil {
 		return d, err
@@ -115,6 +125,13 @@ func runDoc(st *store.Store, r *store.Run, full bool) (storedRunJSON, error) {
 		}
 		sort.Slice(d.Jobs, func(a, b int) bool { return d.Jobs[a].ID < d.Jobs[b].ID })
 	}
+	if interrupted {
+		for i := range d.Jobs {
+			if d.Jobs[i].Status == string(store.StatusRunning) {
+				d.Jobs[i].Status = statusInterrupted
+			}
+		}
+	}
 	for _, j := range jobs {
 		rr, err := st.Races(r.ID, j.ID)
 		if err != nil {
@@ -134,6 +151,10 @@ func runDoc(st *store.Store, r *store.Run, full bool) (storedRunJSON, error) {
 	return d, nil
 }
 
+// statusInterrupted is the status ls and show give a run stored as
+// running whose process is gone.
+const statusInterrupted = "interrupted"
+
 func bugDoc(b *store.BugRecord) bugJSON {
 	return bugJSON{Run: b.Run, Job: b.Job, Trace: b.Trace, Kind: b.Kind.String(), Message: b.Message, Signature: b.Signature, Stack: b.Funcs}
 }
@@ -143,11 +164,20 @@ func newLsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "List the runs in the store",
-		Args:  cobra.NoArgs,
+		Long: `ls lists the runs in the store with their status and result. A run stored
+as running whose process ended (a kill, a crash) is "interrupted", with the
+resume command that continues it. While a process writes to the store
+(explore, quicksand, resume, import), the store cannot be read: ls then
+prints the runs that process explores, with the live progress it publishes
+in the store's status file, and exits 0.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStore(cmd, true)
+			st, live, err := openOrWatch(cmd)
 			if err != nil {
 				return err
+			}
+			if live != nil {
+				return lsLive(cmd, storeDir(cmd), live, asJSON)
 			}
 			defer st.Close()
 			// A damaged store lists what it can: the runs that read, each
@@ -218,9 +248,20 @@ func newShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Show a run: its options, environment, jobs, bugs and race candidates",
-		Args:  exactly(1),
+		Long: `show prints a run: its command line, environment, status, jobs with their
+estimates, bugs and race candidates. While a process writes to the store,
+show of a run it explores prints its live progress (exit 0); any other run
+can be shown once the process ends.`,
+		Args: exactly(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, r, err := openRun(cmd, args[0], true)
+			st, live, err := openOrWatch(cmd)
+			if err != nil {
+				return err
+			}
+			if live != nil {
+				return showLive(cmd, storeDir(cmd), args[0], live, asJSON)
+			}
+			st, r, err := findRun(cmd, st, args[0])
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"landslide/check"
 	"landslide/quicksand"
+	"landslide/store"
 )
 
 // qsProgress is what quicksand shows of its running jobs: each job's ETA
@@ -18,14 +20,16 @@ import (
 type qsProgress struct {
 	status   *statusOut
 	smooth   map[int]*check.Smoother
-	scale    map[int]float64 // wall time over estimator time, per job
-	running  map[int]string  // the live bar's part for each running job
-	steps    int             // interleavings, all jobs
+	scale    map[int]float64    // wall time over estimator time, per job
+	running  map[int]string     // the live bar's part for each running job
+	jobs     map[int]check.Step // each running job's last interleaving
+	steps    int                // interleavings, all jobs
 	lastLive time.Time
 }
 
 func newQSProgress(status *statusOut) *qsProgress {
-	return &qsProgress{status: status, smooth: map[int]*check.Smoother{}, scale: map[int]float64{}, running: map[int]string{}}
+	return &qsProgress{status: status, smooth: map[int]*check.Smoother{}, scale: map[int]float64{}, running: map[int]string{},
+		jobs: map[int]check.Step{}}
 }
 
 // observe takes job id's estimate after an interleaving (the scheduler has
@@ -48,6 +52,10 @@ func (q *qsRun) observe(id int, st check.Step) {
 	}
 	sm.Observe(e)
 	p.steps++
+	p.jobs[id] = st
+	if q.st != nil {
+		q.st.UpdateLive(false, q.publishLocked)
+	}
 	if !p.status.live() {
 		return
 	}
@@ -63,22 +71,46 @@ func (q *qsRun) jobDone(id int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	delete(q.prog.running, id)
+	delete(q.prog.jobs, id)
+}
+
+// publishLocked puts the run's progress in the store's live status (with
+// mu held): the budget spent, and each running job's.
+func (q *qsRun) publishLocked(l *store.Live) {
+	r := lastLiveRun(l)
+	if r == nil {
+		return
+	}
+	p := q.prog
+	r.Interleavings = p.steps
+	r.ElapsedSec = time.Since(q.wall0).Seconds()
+	ids := slices.Sorted(maps.Keys(p.jobs))
+	r.Jobs = r.Jobs[:0]
+	for _, id := range ids {
+		st := p.jobs[id]
+		r.Jobs = append(r.Jobs, store.LiveJob{ID: id, Interleavings: st.Interleavings, Proportion: st.Estimate.Proportion,
+			Progress: fmt.Sprintf("%d interleavings, %s, %s", st.Interleavings, coverage(st.Estimate.Proportion, st.Estimate.Size), q.forecastLocked(id))})
+	}
+	r.Progress = fmt.Sprintf("budget %s; %d interleavings in all, %d %s running", q.usedLocked(), p.steps, len(ids), plural(len(ids), "job"))
+}
+
+// usedLocked is the budget spent so far (with mu held).
+func (q *qsRun) usedLocked() string {
+	if q.det {
+		return fmt.Sprintf("%d of %d interleavings", q.prog.steps, int64(q.budget))
+	}
+	return fmt.Sprintf("%s of %s", time.Since(q.wall0).Round(time.Second), q.budget)
 }
 
 // updateLive redraws the bar (with mu held): the budget spent, and each
 // running job's progress and ETA.
 func (q *qsRun) updateLive() {
 	p := q.prog
-	var spent float64
-	var used string
+	spent := float64(time.Since(q.wall0)) / float64(q.budget)
 	if q.det {
 		spent = float64(p.steps) / float64(q.budget)
-		used = fmt.Sprintf("%d of %d interleavings", p.steps, int64(q.budget))
-	} else {
-		el := time.Since(q.wall0)
-		spent = float64(el) / float64(q.budget)
-		used = fmt.Sprintf("%s of %s", el.Round(time.Second), q.budget)
 	}
+	used := q.usedLocked()
 	ids := make([]int, 0, len(p.running))
 	for id := range p.running {
 		ids = append(ids, id)

@@ -241,6 +241,7 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 		rec = f.persist.recording(cmd, st)
 	}
 	q := newQSRun(cmd, path, &f.output, spec.Options.Deterministic, spec.Options.Budget, spec.Options.Workers, mode)
+	q.st = rec.Store
 	if spec.Base.RetrySets {
 		q.warned = check.RetrySetsCaveat
 	}
@@ -279,6 +280,8 @@ func resumeQuicksand(cmd *cobra.Command, rec check.Recording, run *store.Run, ou
 			check.ClockText(s.Opt.Deterministic, s.Now), check.ClockText(s.Opt.Deterministic, total))
 	}
 	q := newQSRun(cmd, run.Program, out, s.Opt.Deterministic, total, s.Opt.Workers, spec.HB)
+	q.st = rec.Store
+	liveRun(rec.Store, run)
 	ctx, stop := interruptContext(cmd)
 	defer stop()
 	res, err := check.ResumeQuicksand(ctx, rec, run, budget, q.hooks())
@@ -307,6 +310,7 @@ type qsRun struct {
 	stderr io.Writer
 	status *statusOut
 	prog   *qsProgress
+	st     *store.Store // publishes the live progress (nil: --no-store)
 }
 
 func newQSRun(cmd *cobra.Command, path string, out *outputFlags, det bool, budget time.Duration, workers int, hb check.HB) *qsRun {

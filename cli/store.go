@@ -60,6 +60,18 @@ func openStore(cmd *cobra.Command, readOnly bool) (*store.Store, error) {
 	if err != nil {
 		return nil, storeErr(dir, err)
 	}
+	if !readOnly {
+		// Readers cannot open the store while this process holds it:
+		// it says what it does in the store's status file instead.
+		st.UpdateLive(true, func(l *store.Live) { l.Command = cmd.Name() })
+	}
+	warnStore(cmd, st)
+	return st, nil
+}
+
+// warnStore says the damage the store found when it opened.
+func warnStore(cmd *cobra.Command, st *store.Store) {
+	dir := st.Dir()
 	// Damage the store found when it opened is said every time, loudly:
 	// results that went backwards must never pass for the real ones.
 	w := cmd.ErrOrStderr()
@@ -75,7 +87,9 @@ func openStore(cmd *cobra.Command, readOnly bool) (*store.Store, error) {
 		fmt.Fprintf(w, "landslide: warning: store %s: %s: the write-ahead log that held them was damaged (%s redoes the lost work)\n",
 			dir, l, again(dir, "resume", l.Run))
 	}
-	return st, nil
+	for _, g := range st.Gaps() {
+		fmt.Fprintf(w, "landslide: warning: store %s: %s (landslide verify-store lists what is missing)\n", dir, g)
+	}
 }
 
 // lostErr refuses to read a run whose stored results are older than its
@@ -96,6 +110,11 @@ func openRun(cmd *cobra.Command, ref string, readOnly bool) (*store.Store, *stor
 	if err != nil {
 		return nil, nil, err
 	}
+	return findRun(cmd, st, ref)
+}
+
+// findRun finds the run ref names in the open store st (closed on error).
+func findRun(cmd *cobra.Command, st *store.Store, ref string) (*store.Store, *store.Run, error) {
 	run, err := st.Run(ref)
 	if err != nil {
 		st.Close()
@@ -114,7 +133,7 @@ func openRun(cmd *cobra.Command, ref string, readOnly bool) (*store.Store, *stor
 func storeErr(dir string, err error) error {
 	switch {
 	case errors.Is(err, store.ErrLocked):
-		return usageErr("%v (wait for it to finish, or use another --store)", err)
+		return usageErr("%v (wait for it to finish, or use another --store; landslide ls shows its live progress)", err)
 	case errors.Is(err, store.ErrVersion):
 		return usageErr("store %s: %v", dir, err)
 	case errors.Is(err, store.ErrNotFound):
@@ -184,6 +203,7 @@ func (p *persistFlags) recording(cmd *cobra.Command, st *store.Store) check.Reco
 	}
 	return check.Recording{Store: st, Args: args, Every: p.every, Interval: p.interval, CheckpointEvery: checkpoint,
 		NoBranchLog: p.noBranches, OnRun: func(run *store.Run) {
+			liveRun(st, run)
 			// Printed even with --quiet: after a crash, this line is
 			// what says how to go on.
 			fmt.Fprintf(cmd.ErrOrStderr(), "landslide: run %s in %s (resume it with `%s` if interrupted)\n", run.ID, st.Dir(), again(st.Dir(), "resume", run.ID))
@@ -243,6 +263,8 @@ uninterrupted run would have had. RUN is a run ID or a unique prefix of one
 			}
 			var hooks check.Hooks
 			out.attach(&hooks, cmd.ErrOrStderr())
+			liveRun(st, run)
+			watchProgress(&hooks, st)
 			if !out.quiet {
 				fmt.Fprintf(cmd.ErrOrStderr(), "landslide: resuming run %s (%s)\n", run.ID, run.Message)
 			}

@@ -391,7 +391,7 @@ func TestStoreFailures(t *testing.T) {
 		Status        string
 		Interleavings int
 	}
-	if err := json.Unmarshal([]byte(ls), &runs); err != nil || len(runs) != 1 || runs[0].Status != "running" || runs[0].Interleavings == 0 {
+	if err := json.Unmarshal([]byte(ls), &runs); err != nil || len(runs) != 1 || runs[0].Status != "interrupted" || runs[0].Interleavings == 0 {
 		t.Fatalf("after the disk filled up: %v\n%s", err, ls)
 	}
 	code, out, errOut = storeCLI(dir, "resume", runs[0].ID, "--json", "--quiet", "--trace-dir", t.TempDir())
@@ -406,11 +406,16 @@ func TestStoreFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"explore", prog, "--quiet"}, {"ls"}, {"import", "/dev/null"}} {
+	for _, args := range [][]string{{"explore", prog, "--quiet"}, {"bugs"}, {"import", "/dev/null"}} {
 		code, _, errOut := storeCLI(dir, args...)
 		if code != ExitUsage || !strings.Contains(errOut, "in use by another landslide process") {
 			t.Errorf("%v on a locked workspace: exit %d\n%s", args, code, errOut)
 		}
+	}
+	// ls says who holds it (here nothing published yet), exit 0.
+	if code, out, errOut := storeCLI(dir, "ls"); code != ExitOK || !strings.Contains(errOut, "in use by landslide process") ||
+		!strings.Contains(out, "No run is being explored") {
+		t.Errorf("ls on a locked workspace: exit %d\n%s%s", code, out, errOut)
 	}
 	st.Close()
 

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -57,10 +59,51 @@ type ImportLimits struct {
 	// MaxRecord bounds one record, and the decompressed size of any value
 	// in it (default 256 MiB).
 	MaxRecord int64
+	// MaxExpansion bounds everything an import decompresses, the record
+	// stream and every value in it added up, to this many times the
+	// archive's size plus ExpansionSlack (default 1000, 0 the default,
+	// negative none; the archives Export writes decompress to 5 to 60
+	// times their size). A small crafted archive would otherwise make an
+	// import hold up to MaxBytes, and decompress up to MaxRecord per value.
+	MaxExpansion int64
+	// Size is the archive's size in bytes; 0: Import finds it when the
+	// reader can say (a file, a bytes.Reader), or else bounds only by
+	// MaxBytes and MaxRecord.
+	Size int64
 }
 
+// ExpansionSlack is what an archive may decompress to beyond
+// MaxExpansion times its size (a tiny archive's headers and small
+// records).
+const ExpansionSlack = 1 << 20
+
 // DefaultImportLimits are the limits of Import.
-var DefaultImportLimits = ImportLimits{MaxBytes: 4 << 30, MaxRecord: 256 << 20}
+var DefaultImportLimits = ImportLimits{MaxBytes: 4 << 30, MaxRecord: 256 << 20, MaxExpansion: 1000}
+
+// budget is the most an import of this archive may decompress in all
+// (-1: no bound but MaxBytes and MaxRecord).
+func (l ImportLimits) budget() int64 {
+	if l.Size <= 0 || l.MaxExpansion <= 0 {
+		return -1
+	}
+	if l.Size > (math.MaxInt64-ExpansionSlack)/l.MaxExpansion {
+		return math.MaxInt64
+	}
+	return l.Size*l.MaxExpansion + ExpansionSlack
+}
+
+// readerSize is the size of what r holds, if it can say (0 otherwise).
+func readerSize(r io.Reader) int64 {
+	switch r := r.(type) {
+	case interface{ Stat() (os.FileInfo, error) }:
+		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	case interface{ Size() int64 }:
+		return r.Size()
+	}
+	return 0
+}
 
 // archiveError is a malformed, corrupt or hostile archive: errors.Is(err,
 // ErrArchive) holds, and the message is the detail alone (the caller
@@ -313,6 +356,9 @@ type countReader struct {
 	r   io.Reader
 	n   int64
 	max int64
+	// bomb, if set, is the error past max: max is the archive's
+	// expansion bound (ImportLimits.budget), not MaxBytes.
+	bomb error
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
@@ -321,6 +367,9 @@ func (c *countReader) Read(p []byte) (int, error) {
 		var one [1]byte
 		n, err := c.r.Read(one[:])
 		if n > 0 {
+			if c.bomb != nil {
+				return 0, c.bomb
+			}
 			return 0, archiveErr("archive larger than %d bytes (decompressed or not)", c.max)
 		}
 		return 0, err
@@ -402,6 +451,8 @@ func (h *recReader) readN(n uint64) ([]byte, error) {
 type importer struct {
 	s       *Store
 	lim     ImportLimits
+	stream  *countReader // the decompressed record stream
+	values  int64        // bytes the values decompressed to, so far
 	b       *pebble.Batch
 	run     *Run
 	runID   string
@@ -427,6 +478,12 @@ func (s *Store) ImportLimited(r io.Reader, lim ImportLimits) (runID string, err 
 	}
 	if lim.MaxRecord <= 0 {
 		lim.MaxRecord = DefaultImportLimits.MaxRecord
+	}
+	if lim.MaxExpansion == 0 {
+		lim.MaxExpansion = DefaultImportLimits.MaxExpansion
+	}
+	if lim.Size <= 0 {
+		lim.Size = readerSize(r)
 	}
 	if err := s.usable(true); err != nil {
 		return "", err
@@ -457,9 +514,13 @@ func (s *Store) ImportLimited(r io.Reader, lim ImportLimits) (runID string, err 
 		return "", err
 	}
 	defer zr.Close()
-	rr := &recReader{r: bufio.NewReaderSize(&countReader{r: zr, max: lim.MaxBytes}, 1<<16)}
+	stream := &countReader{r: zr, max: lim.MaxBytes}
+	if b := lim.budget(); b >= 0 && b < stream.max {
+		stream.max, stream.bomb = b, bombErr(b, lim)
+	}
+	rr := &recReader{r: bufio.NewReaderSize(stream, 1<<16)}
 
-	im := &importer{s: s, lim: lim, b: s.db.NewBatch(), keys: map[string]bool{}, mach: map[string]bool{},
+	im := &importer{s: s, lim: lim, stream: stream, b: s.db.NewBatch(), keys: map[string]bool{}, mach: map[string]bool{},
 		ckMach: map[string]bool{}, pages: map[[32]byte]bool{}, needPg: map[[32]byte]string{}}
 	defer im.b.Close()
 	err = im.read(rr)
@@ -483,7 +544,7 @@ func (s *Store) ImportLimited(r io.Reader, lim ImportLimits) (runID string, err 
 	} else if !errors.Is(err, ErrNotFound) {
 		return "", err
 	}
-	err = s.guard(func() error { return im.b.Commit(pebble.Sync) })
+	err = s.commitBatch(im.b, im.runID)
 	if err != nil {
 		return "", fmt.Errorf("import into store %s: %w", s.dir, err)
 	}
@@ -579,7 +640,15 @@ func (im *importer) record(kind byte, k, v []byte) error {
 		}
 		return int(j), nil
 	}
-	lim := im.lim.MaxRecord
+	// Every value but a machine list entry's is decompressed once, here,
+	// within what remains of the archive's budget.
+	var raw []byte
+	if parts[0] != kindRMach {
+		var err error
+		if raw, err = im.unpack(v); err != nil {
+			return err
+		}
+	}
 	var canon []byte
 	write := true
 	switch parts[0] {
@@ -591,7 +660,7 @@ func (im *importer) record(kind byte, k, v []byte) error {
 			return errors.New("hostile key: bad run id")
 		}
 		r := new(Run)
-		if err := unpackMsgpack(v, r, lim); err != nil {
+		if err := decodeMsgpack(raw, r); err != nil {
 			return err
 		}
 		if r.ID != parts[1] {
@@ -606,11 +675,7 @@ func (im *importer) record(kind byte, k, v []byte) error {
 		if im.bin != "" || parts[1] != im.run.Binary {
 			return errors.New("a binary that is not the run's")
 		}
-		img, err := unpack(v, lim)
-		if err != nil {
-			return err
-		}
-		if sum := sha256.Sum256(img); hexHash(sum[:]) != parts[1] {
+		if sum := sha256.Sum256(raw); hexHash(sum[:]) != parts[1] {
 			return errors.New("binary content does not match its hash")
 		}
 		im.bin = parts[1]
@@ -622,7 +687,7 @@ func (im *importer) record(kind byte, k, v []byte) error {
 			return err
 		}
 		job := new(Job)
-		if err := unpackMsgpack(v, job, lim); err != nil {
+		if err := decodeMsgpack(raw, job); err != nil {
 			return err
 		}
 		if job.Run != im.runID || job.ID != j {
@@ -632,9 +697,6 @@ func (im *importer) record(kind byte, k, v []byte) error {
 	case kindFront, kindState:
 		j, err := runJob()
 		if err != nil {
-			return err
-		}
-		if _, err := unpack(v, lim); err != nil {
 			return err
 		}
 		canon = keyFront(im.runID, j)
@@ -653,10 +715,6 @@ func (im *importer) record(kind byte, k, v []byte) error {
 		if err != nil {
 			return errors.New("hostile key: bad branch number")
 		}
-		raw, err := unpack(v, lim)
-		if err != nil {
-			return err
-		}
 		brs, err := decodeBranches(raw)
 		if err != nil {
 			return err
@@ -667,10 +725,6 @@ func (im *importer) record(kind byte, k, v []byte) error {
 		canon = keyBranch(im.runID, j, int(n))
 	case kindRace:
 		j, err := runJob()
-		if err != nil {
-			return err
-		}
-		raw, err := unpack(v, lim)
 		if err != nil {
 			return err
 		}
@@ -687,7 +741,7 @@ func (im *importer) record(kind byte, k, v []byte) error {
 		if err != nil {
 			return err
 		}
-		t, err := decodeTraceValueLimit(k, v, lim)
+		t, err := decodeTrace(raw)
 		if err != nil {
 			return err
 		}
@@ -701,7 +755,7 @@ func (im *importer) record(kind byte, k, v []byte) error {
 			return err
 		}
 		b := new(BugRecord)
-		if err := unpackMsgpack(v, b, lim); err != nil {
+		if err := decodeMsgpack(raw, b); err != nil {
 			return err
 		}
 		if b.Run != im.runID || b.Job != j || !validJob(b.Trace) {
@@ -720,10 +774,6 @@ func (im *importer) record(kind byte, k, v []byte) error {
 	case kindCkpt:
 		if len(parts) != 3 || !validMachine(parts[1]) || !isHex(parts[2], 64) {
 			return errors.New("hostile key: bad checkpoint key")
-		}
-		raw, err := unpack(v, lim)
-		if err != nil {
-			return err
 		}
 		sc, err := decodeCheckpoint(raw)
 		if err != nil {
@@ -744,11 +794,7 @@ func (im *importer) record(kind byte, k, v []byte) error {
 		if len(parts) != 2 || !isHex(parts[1], 64) {
 			return errors.New("hostile key: bad page hash")
 		}
-		data, err := unpack(v, lim)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(data)
+		sum := sha256.Sum256(raw)
 		if hexHash(sum[:]) != parts[1] {
 			return errors.New("page content does not match its hash")
 		}
@@ -791,10 +837,42 @@ func (im *importer) finish() error {
 	return nil
 }
 
-func decodeTraceValueLimit(k, v []byte, limit int64) (*TraceRecord, error) {
+// unpack decompresses one value within MaxRecord and what remains of
+// the archive's budget (the stream read so far and the values before
+// counted).
+func (im *importer) unpack(v []byte) ([]byte, error) {
+	limit := im.lim.MaxRecord
+	budget := im.lim.budget()
+	if budget >= 0 {
+		left := budget - im.stream.n - im.values
+		if left < 0 {
+			return nil, bombErr(budget, im.lim)
+		}
+		// A decoder per limit is kept (store.go): limits are rounded up
+		// to a power of two, at least 1 MiB, so that there are few; the
+		// sum below catches what the rounding lets through.
+		l := int64(1 << 20)
+		for l < left {
+			l <<= 1
+		}
+		limit = min(limit, l)
+	}
 	raw, err := unpack(v, limit)
 	if err != nil {
+		if limit < im.lim.MaxRecord && strings.Contains(err.Error(), "exceeds") {
+			return nil, bombErr(budget, im.lim)
+		}
 		return nil, err
 	}
-	return decodeTrace(raw)
+	im.values += int64(len(raw))
+	if budget >= 0 && im.stream.n+im.values > budget {
+		return nil, bombErr(budget, im.lim)
+	}
+	return raw, nil
+}
+
+// bombErr refuses an archive that decompresses past its budget.
+func bombErr(budget int64, lim ImportLimits) error {
+	return archiveErr("it decompresses past %d bytes (at most %d times its %d bytes, plus %d): refused as a decompression bomb",
+		budget, lim.MaxExpansion, lim.Size, ExpansionSlack)
 }

@@ -43,8 +43,8 @@ func TestArchiveRoundTrip(t *testing.T) {
 	// Exactly the run's keys came along, byte for byte.
 	got := dump(t, dst)
 	for _, k := range sortedKeys(got) {
-		if k == string(keyVersion) {
-			continue
+		if k == string(keyVersion) || strings.HasPrefix(k, kindSeq+"/") {
+			continue // the store's own, not the run's
 		}
 		if srcDump[k] != got[k] {
 			t.Fatalf("key %q differs from the source store", k)
@@ -335,4 +335,46 @@ func TestArchiveLimits(t *testing.T) {
 	// Within the limits the same archive imports.
 	_, err = dst.ImportLimited(bytes.NewReader(arc), ImportLimits{MaxBytes: int64(len(arc)) * 100, MaxRecord: 1 << 20})
 	must(t, err)
+}
+
+// expansionBombs are small archives that decompress far past their size:
+// a value of zeros in the record stream (held in the import's batch), and
+// a zstd value of zeros (decompressed to be checked).
+func expansionBombs(t testing.TB, recs []arcRec) map[string][]byte {
+	run := string(recs[0].k[len(kindRun)+1:])
+	stream := []arcRec{recs[0], {arcKinds[kindFront], keyFront(run, 0), make([]byte, 64<<20)}}
+	inner := []arcRec{recs[0], {arcKinds[kindFront], keyFront(run, 0),
+		append([]byte{envZstd}, encoder().EncodeAll(make([]byte, 64<<20), nil)...)}}
+	return map[string][]byte{"stream": craft(t, ArchiveVersion, stream), "value": craft(t, ArchiveVersion, inner)}
+}
+
+// TestArchiveExpansion: with the default limits, an archive of a few KiB
+// that decompresses to 64 MiB (within MaxBytes and MaxRecord) is refused
+// at MaxExpansion times its size, before it is held, and nothing is
+// written; Export's own archives stay far below the bound.
+func TestArchiveExpansion(t *testing.T) {
+	_, arc, _ := exported(t, 16)
+	recs := records(t, arc)
+	dst := openT(t, t.TempDir(), Options{})
+	defer dst.Close()
+	before := dump(t, dst)
+	for name, bomb := range expansionBombs(t, recs) {
+		if len(bomb) > 32<<10 {
+			t.Fatalf("%s: bomb of %d bytes", name, len(bomb))
+		}
+		err := importFails(t, dst, before, bomb, ImportLimits{}, name)
+		budget := int64(len(bomb))*DefaultImportLimits.MaxExpansion + ExpansionSlack
+		if !errors.Is(err, ErrArchive) || !strings.Contains(err.Error(), fmt.Sprintf("decompresses past %d bytes", budget)) {
+			t.Fatalf("%s (%d bytes): %v", name, len(bomb), err)
+		}
+		t.Logf("%s: %v", name, err)
+		// Its size unknown, only MaxBytes and MaxRecord bound it (it
+		// fails further on: it has no binary).
+		if name == "value" {
+			err := importFails(t, dst, before, bomb, ImportLimits{MaxExpansion: -1}, name+", no expansion bound")
+			if strings.Contains(err.Error(), "decompresses past") {
+				t.Errorf("%s: refused without a bound: %v", name, err)
+			}
+		}
+	}
 }

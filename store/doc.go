@@ -20,8 +20,8 @@
 //     ErrLocked, "workspace DIR is in use by another landslide process (pid
 //     N)". Read-only opens (ls, show, bugs, races, replay) take LOCK_SH, so
 //     any number of readers share a store, but a reader cannot open a store
-//     while a writer holds it: it gets the same ErrLocked message (inspect a
-//     running exploration once it stops or suspends, or from an archive).
+//     while a writer holds it: it gets the same ErrLocked message (a
+//     writer's live status file says what it does meanwhile, below).
 //     flock locks belong to the open file, so this holds within one process
 //     too, and the kernel drops them when a process dies.
 //
@@ -55,7 +55,8 @@
 //     job records and the counter in agreement; what it took shows as a
 //     gap in a job's branch chunks, which number its interleavings 1 to
 //     Job.Executed without a gap: Verify reports a gap or a shortfall,
-//     and offline race analysis stops at it with an error.
+//     and offline race analysis stops at it with an error. The commit
+//     sequence (below) finds such a loss when the store is opened.
 //
 // # The commit counter
 //
@@ -73,6 +74,36 @@
 // the store's value). A counter that does not verify is reported
 // (CounterDamaged) and, by a writer, rebuilt from the job records.
 //
+// # The commit sequence
+//
+// Every commit (Commit, NewRun, PutBinary, Import) also writes
+// seq/<n>, n counting the store's commits from 1, its value the envelope
+// byte then the ID of the run it writes (empty for a binary). Commits are
+// made one at a time, so the numbers reach the log in order. After a
+// flush (Flush: a job's last commit, every import, FlushInterval), the
+// next commit also deletes the keys up to, not including, the last
+// commit the flush made durable (a flush adds nothing to the log, so a
+// store closed after one has nothing to replay). The keys left are the
+// commits since the last flush and a few before, without a gap; Open
+// reads them (few) and
+// reports each gap (Gaps, SeqGap): commits lost with a write-ahead log
+// while a later log was replayed, with the runs of the commits either
+// side. A writer's Open records a new gap in meta/gaps (a msgpack list of
+// SeqGap), flushed, so that it is still reported after the keys around it
+// are deleted. Stores written before the sequence have no keys: nothing
+// is reported until their next commits.
+//
+// # Watching a running store
+//
+// A writer publishes what it does in LiveFile (landslide.status) in the
+// store's directory, JSON (Live: pid, command, start, update time, and
+// per run its progress), written to a .tmp file and renamed over it at
+// most every LiveEvery (UpdateLive), removed by Close and by the next
+// writer's Open. It is advisory: a reader that gets ErrLocked reads it
+// (ReadLive), and believes it only if its pid is the live process named
+// in the lock file; a reader that opens the store knows that no process
+// is writing it, so a run still marked running lost its process.
+//
 // # Format version 1: keys
 //
 // Keys are '/'-separated ASCII. <run> is a run ID (12 lowercase hex
@@ -81,6 +112,10 @@
 // digits, '-' and '_' (at most 128 bytes).
 //
 //	meta/version                       "1" (ASCII decimal, no envelope)
+//	meta/gaps                          commits found lost from the middle
+//	                                   (msgpack list; see "The commit sequence")
+//	seq/<n>                            the run a commit wrote (see "The
+//	                                   commit sequence"), n 16 hex digits
 //	bin/<sha256 of the ELF>            program image (zstd)
 //	run/<run>                          Run (msgpack map)
 //	job/<run>/<job>                    Job (msgpack map)
@@ -165,7 +200,9 @@
 // Import checks everything before writing anything: the magic, the
 // version ("archive format version N, this landslide reads M"), sizes
 // (ImportLimits: the decompressed archive, each record, each value's
-// decompressed size; a decompression bomb stops at the limit), that every
+// decompressed size, and everything decompressed at MaxExpansion times the
+// archive's size plus ExpansionSlack; a decompression bomb stops at the
+// limit), that every
 // key is exactly one the store would write for the archived run (another
 // run's key, '..', an absolute or path-like component, an unknown kind
 // are hostile and rejected), that every record decodes and matches its

@@ -50,6 +50,10 @@ func FuzzImport(f *testing.F) {
 	f.Add(arc[:len(arc)/2])
 	f.Add([]byte(archiveMagic))
 	f.Add(append([]byte(archiveMagic), 0, 0, 0, 1, 0, 0, 0, 0))
+	// Archives that decompress far past their size (MaxExpansion).
+	for _, bomb := range expansionBombs(f, records(f, arc)) {
+		f.Add(bomb)
+	}
 	// The store is in memory, and replaced after every accepted archive,
 	// so that every input meets the same store (coverage stays stable).
 	base := f.TempDir()

@@ -13,3 +13,5 @@ func unlockDir(f *os.File, writer bool) {
 		_ = f.Close()
 	}
 }
+
+func lockPID(dir string) int { return 0 }

@@ -64,16 +64,36 @@ func lockDir(dir string, ro bool) (*os.File, error) {
 
 // holder names the pid in the lock file, if that process is alive.
 func holder(f *os.File) string {
+	if pid := filePID(f); pid != 0 {
+		return fmt.Sprintf(" (pid %d)", pid)
+	}
+	return ""
+}
+
+// filePID is the pid written in an open lock file, if that process is
+// alive (0 otherwise).
+func filePID(f *os.File) int {
 	b := make([]byte, 32)
 	n, _ := f.ReadAt(b, 0)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n])))
 	if err != nil || pid <= 0 {
-		return ""
+		return 0
 	}
 	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return ""
+		return 0
 	}
-	return fmt.Sprintf(" (pid %d)", pid)
+	return pid
+}
+
+// lockPID is the pid of the live writer named in dir's lock file (0 if
+// none).
+func lockPID(dir string) int {
+	f, err := os.Open(lockPath(dir))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	return filePID(f)
 }
 
 // unlockDir releases the lock; a writer first empties the pid.

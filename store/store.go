@@ -135,7 +135,22 @@ type Store struct {
 
 	counterDamaged error
 
+	// The commit sequence (seq.go): commits are made one at a time under
+	// commitMu; commitSeq is the last one's number (guarded by mu, as is
+	// gaps, the commits found lost from the middle).
+	commitMu   sync.Mutex
+	commitSeq  uint64
+	seqFloor   uint64 // the lowest sequence key that may be stored (0: none)
+	seqFlushed uint64 // the last commit a flush made durable (0: none yet)
+	gaps       []SeqGap
+
 	seq atomic.Uint64
+
+	// The writer's live status (live.go).
+	liveMu   sync.Mutex
+	live     Live
+	livePub  time.Time
+	liveGone bool
 }
 
 // pebbleFatal is what the quiet logger panics with when Pebble reports a
@@ -240,6 +255,12 @@ func Open(dir string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{dir: dir, lock: lock, readOnly: opt.ReadOnly, pages: make(map[[32]byte]struct{})}
+	if !opt.ReadOnly {
+		// A status file a killed writer left says nothing true any more.
+		s.removeLive()
+		s.liveGone = false
+		s.live = Live{Started: time.Now().UnixNano()}
+	}
 	if err := s.open(fs, opt.ReadOnly); err != nil {
 		unlockDir(lock, !opt.ReadOnly)
 		return nil, err
@@ -340,6 +361,12 @@ func (s *Store) open(fs vfs.FS, ro bool) error {
 			s.lost = append(s.lost, l)
 		}
 	}
+	// Damage in the sequence keys is reported when they are read
+	// (Verify); the store's records are what matter.
+	if err := s.loadSeq(ro); err != nil && !errors.Is(err, ErrCorrupt) {
+		_ = s.guard(s.db.Close)
+		return err
+	}
 	return nil
 }
 
@@ -387,7 +414,7 @@ func (s *Store) Flush() error {
 	if err := s.usable(true); err != nil {
 		return err
 	}
-	if err := s.guard(s.db.Flush); err != nil {
+	if err := s.flushSeq(); err != nil {
 		return fmt.Errorf("flush store %s: %w", s.dir, err)
 	}
 	s.mu.Lock()
@@ -400,7 +427,7 @@ func (s *Store) Flush() error {
 // been left by Pebble (or the store) while creating a store.
 func pebbleFileName(n string) bool {
 	switch {
-	case n == LockFile, n == "LOCK", n == "CURRENT", n == CounterFile, n == CounterFile+".tmp":
+	case n == LockFile, n == "LOCK", n == "CURRENT", n == CounterFile, n == CounterFile+".tmp", n == LiveFile, n == LiveFile+".tmp":
 		return true
 	case strings.HasPrefix(n, "OPTIONS-"), strings.HasPrefix(n, "MANIFEST-"), strings.HasPrefix(n, "marker."):
 		return true
@@ -484,6 +511,9 @@ func (s *Store) Close() error {
 			defer func() { _ = recover() }()
 			_ = s.db.Close()
 		}()
+	}
+	if !s.readOnly {
+		s.removeLive()
 	}
 	unlockDir(s.lock, !s.readOnly)
 	return err
@@ -753,6 +783,11 @@ func unpackMsgpack(v []byte, out any, limit int64) error {
 	if err != nil {
 		return err
 	}
+	return decodeMsgpack(b, out)
+}
+
+// decodeMsgpack decodes an unpacked MessagePack value.
+func decodeMsgpack(b []byte, out any) error {
 	// Check the structure first: every count must fit in the bytes that
 	// remain (the msgpack package preallocates what a header claims).
 	if err := (&dec{b: b}).skipAll(); err != nil {
@@ -845,8 +880,7 @@ func (s *Store) PutBinary(img []byte) (string, error) {
 		return "", err
 	}
 	v := pack(nil, img, true)
-	err := s.guard(func() error { return s.db.Set(keyBin(hash), v, pebble.Sync) })
-	if err != nil {
+	if err := s.set(keyBin(hash), v, ""); err != nil {
 		return "", fmt.Errorf("store binary: %w", err)
 	}
 	return hash, nil
@@ -897,7 +931,7 @@ func (s *Store) NewRun(r *Run) error {
 	if err != nil {
 		return err
 	}
-	if err := s.guard(func() error { return s.db.Set(keyRun(r.ID), v, pebble.Sync) }); err != nil {
+	if err := s.set(keyRun(r.ID), v, r.ID); err != nil {
 		return err
 	}
 	return s.counter.set(r.ID, 0, 1)
@@ -1223,7 +1257,7 @@ func (s *Store) CommitWithStats(c *Commit) (st CommitStats, err error) {
 		st.Checkpoints = len(c.Checkpoints)
 		st.CheckpointBytes = st.Bytes - n0
 	}
-	err = s.guard(func() error { return b.Commit(pebble.Sync) })
+	err = s.commitBatch(b, run)
 	if err != nil {
 		return st, fmt.Errorf("commit to store %s: %w", s.dir, err)
 	}

@@ -130,6 +130,15 @@ func (s *Store) Verify() (*Verification, error) {
 	for _, l := range s.Lost() {
 		add(l.Run, CounterFile, errors.New(l.String()))
 	}
+	for _, g := range s.Gaps() {
+		runs := g.Runs
+		if len(runs) == 0 {
+			runs = []string{""}
+		}
+		for _, r := range runs {
+			add(r, kindSeq+"/", errors.New(g.String()))
+		}
+	}
 	for _, f := range s.Damaged() {
 		if !slices.ContainsFunc(v.Problems, func(p Problem) bool { return p.File == f }) {
 			add("", "", &CorruptError{File: f, Err: errors.New("Pebble reported this file damaged")})
