@@ -126,7 +126,7 @@ func MinimizeStored(ctx context.Context, st *store.Store, run *store.Run, tr *st
 		races = append(races, &job.RaceReport{Candidate: &r.Candidate, StackA: r.StackA, StackB: r.StackB})
 	}
 	res, err := minimize.Minimize(ctx, minimize.Input{Config: cfg, Signature: bug.Signature, Choices: tr.Choices,
-		Preempted: tr.Preempted, Preemptions: countTrue(tr.Preempted), Budget: lim.Budget, MaxInterleavings: lim.Interleavings, Races: races})
+		Preempted: tr.Preempted, Preemptions: minimize.Count(tr.Preempted), Budget: lim.Budget, MaxInterleavings: lim.Interleavings, Races: races})
 	if err != nil {
 		return nil, err
 	}
@@ -221,14 +221,4 @@ func minimizedAccount(t *store.TraceRecord) *report.Minimized {
 		return nil
 	}
 	return &m
-}
-
-func countTrue(bs []bool) int {
-	n := 0
-	for _, b := range bs {
-		if b {
-			n++
-		}
-	}
-	return n
 }

@@ -480,31 +480,39 @@ func TestFullDiskAtOpen(t *testing.T) {
 	}
 	before := dumpStore(t, dir)
 	for _, args := range [][]string{{"import", arch}, {"resume", id, "--quiet", "--trace-dir", t.TempDir()}} {
-		c := landslide(append([]string{"--store", dir}, args...)...)
-		c.Env = append(c.Env, "LANDSLIDE_TEST_FULL_AFTER=0")
-		var e bytes.Buffer
-		c.Stderr = &e
-		done := make(chan error, 1)
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { done <- c.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(time.Minute):
-			c.Process.Kill()
-			t.Fatalf("%v on a full disk: still running after a minute", args)
-		}
-		errOut := e.String()
-		lines := strings.Split(strings.TrimSpace(errOut), "\n")
-		if code := c.ProcessState.ExitCode(); code != ExitUsage || len(lines) != 1 || !strings.Contains(errOut, "no space left on device") || strings.Contains(errOut, "goroutine ") {
-			t.Errorf("%v on a full disk: exit %d, stderr\n%s\nwant exit 2 and one line", args, code, errOut)
-		}
+		fullDiskFails(t, dir, args...)
 	}
 	if after := dumpStore(t, dir); after != before {
 		t.Errorf("the store changed:\n%s\n---\n%s", before, after)
 	}
 	if code, _, errOut := storeCLI(dir, "replay", id); code != ExitBug {
 		t.Errorf("the stored bug no longer replays: exit %d\n%s", code, errOut)
+	}
+}
+
+// fullDiskFails runs landslide --store dir args on a disk full from the
+// start: it must end within a minute, exit 2, with one line naming the
+// full disk and no Go panic trace.
+func fullDiskFails(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	c := landslide(append([]string{"--store", dir}, args...)...)
+	c.Env = append(c.Env, "LANDSLIDE_TEST_FULL_AFTER=0")
+	var e bytes.Buffer
+	c.Stderr = &e
+	done := make(chan error, 1)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- c.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		c.Process.Kill()
+		t.Fatalf("%v on a full disk: still running after a minute", args)
+	}
+	errOut := e.String()
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if code := c.ProcessState.ExitCode(); code != ExitUsage || len(lines) != 1 || !strings.Contains(errOut, "no space left on device") || strings.Contains(errOut, "goroutine ") {
+		t.Errorf("%v on a full disk: exit %d, stderr\n%s\nwant exit 2 and one line", args, code, errOut)
 	}
 }

@@ -122,7 +122,7 @@ func Minimize(ctx context.Context, in Input) (*Result, error) {
 		if in.Preempted, err = Preemptions(k, start, in.Choices); err != nil {
 			return nil, err
 		}
-		in.Preemptions = count(in.Preempted)
+		in.Preemptions = Count(in.Preempted)
 	}
 	res := &Result{From: in.Preemptions}
 	spec := in.Config.Spec
@@ -423,7 +423,8 @@ func Preemptions(k *kernel.Kernel, start record.Snapshot, choices []record.Choic
 	return out, nil
 }
 
-func count(bs []bool) int {
+// Count counts the preemptions of a trace's flags (true ones).
+func Count(bs []bool) int {
 	n := 0
 	for _, b := range bs {
 		if b {
