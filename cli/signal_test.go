@@ -75,7 +75,7 @@ func TestInterruptExploreResume(t *testing.T) {
 // resume ends with the uninterrupted run's job table and verdict.
 func TestInterruptQuicksandResume(t *testing.T) {
 	prog := fixture(t, "ref/paradise_lost")
-	flags := []string{"--interleaving-budget", "40000", "-c", "1", "--json", "--quiet", "--trace-dir", t.TempDir()}
+	flags := []string{"--interleaving-budget", "20000", "-c", "1", "--json", "--quiet", "--trace-dir", t.TempDir()}
 	began := time.Now()
 	code, want, stderr := runCLI(append([]string{"--store", t.TempDir(), "quicksand", prog}, flags...)...)
 	took := time.Since(began)
@@ -117,7 +117,7 @@ func TestInterruptQuicksandResume(t *testing.T) {
 	}
 	// The text report of an interrupted run says so, not "you survived"
 	// (which it printed over "Interrupted").
-	text := []string{"--store", t.TempDir(), "quicksand", prog, "--interleaving-budget", "40000", "-c", "1", "--quiet", "--trace-dir", t.TempDir()}
+	text := []string{"--store", t.TempDir(), "quicksand", prog, "--interleaving-budget", "20000", "-c", "1", "--quiet", "--trace-dir", t.TempDir()}
 	if code, _, out, errOut := interruptOnce(t, landslide(text...), took/3); code != ExitBudget ||
 		strings.Contains(out, "you survived") || !strings.Contains(out, "No bug was found before the interruption.") {
 		t.Errorf("interrupted quicksand, text: exit %d\n%s\n%s", code, out, errOut)
