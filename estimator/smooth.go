@@ -43,7 +43,7 @@ const smoothBuckets = 64
 //     the calibration runs).
 //   - §4.2.4: "estimates tend to get more accurate over time": only the
 //     recent estimates are averaged, over a window as long as the ETA
-//     they give (between 1/16 and 1/2 of the elapsed time), found from the
+//     they give (between 1/8 and 1/2 of the elapsed time), found from the
 //     shortest: so the ETA does not lag behind at the end. §4.2.5: no ETA
 //     before MinBranches interleavings.
 //
