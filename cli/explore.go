@@ -370,7 +370,7 @@ func coverage(p, size float64) string {
 func progressLine(p check.Progress) string {
 	e := p.Estimate
 	wall := max(p.Wall, e.Elapsed)
-	eta := forecastText(p.Forecast, wallScale(p.Wall, e.Elapsed), false)
+	eta := forecastText(p.Forecast, wallScale(p.Wall, estElapsed(p)), false)
 	return fmt.Sprintf("%d interleavings, %s, %s, elapsed %s, %d race candidates",
 		p.Interleavings, coverage(e.Proportion, e.Size), eta, wall.Round(time.Second), p.Races)
 }
@@ -383,9 +383,17 @@ func liveLine(p check.Progress) string {
 	if e.Proportion > 0 && !math.IsInf(e.Size, 0) && !math.IsNaN(e.Size) {
 		size = fmt.Sprintf("of ~%.0f", e.Size)
 	}
-	return fmt.Sprintf("%s · %d %s interleavings · %s elapsed · %d races",
-		forecastText(p.Forecast, wallScale(p.Wall, e.Elapsed), false), p.Interleavings, size,
-		max(p.Wall, e.Elapsed).Round(time.Second), p.Races)
+	return strings.Join([]string{
+		liveForecastText(p.Forecast, wallScale(p.Wall, estElapsed(p)), false),
+		fmt.Sprintf("%d %s interleavings", p.Interleavings, size),
+		fmt.Sprintf("%s elapsed", max(p.Wall, e.Elapsed).Round(time.Second)),
+		fmt.Sprintf("%d races", p.Races)}, statusSep)
+}
+
+// estElapsed is the estimator's time over all the rounds of a bounded
+// search (the estimate's own restarts at each).
+func estElapsed(p check.Progress) time.Duration {
+	return max(p.Forecast.Elapsed, p.Estimate.Elapsed)
 }
 
 // writeRaces lists the data-race candidates with both stacks (the same

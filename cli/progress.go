@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -71,10 +72,7 @@ func (s *statusOut) Update(fraction float64, status string) {
 	defer s.mu.Unlock()
 	// The bar's own part takes about 30 columns; a status that wrapped
 	// would break the redraw in place.
-	room := max(s.width()-32, 10)
-	if r := []rune(status); len(r) > room {
-		status = string(r[:room-1]) + "…"
-	}
+	status = fitStatus(status, max(s.width()-32, 10))
 	s.bar.Describe(status)
 	// Never 1000: the bar would call itself finished and stop drawing.
 	_ = s.bar.Set64(min(max(int64(fraction*1000), 0), 999))
@@ -111,6 +109,32 @@ func (s *statusOut) Done() {
 	}
 }
 
+// statusSep separates the parts of a live status.
+const statusSep = " · "
+
+// fitStatus cuts a live status to room columns at a boundary between its
+// parts (statusSep), so that no figure is cut: the parts that do not fit
+// are left out, marked "…". Only a first part wider than room itself is
+// cut within (a terminal narrower than the ETA).
+func fitStatus(status string, room int) string {
+	if utf8.RuneCountInString(status) <= room {
+		return status
+	}
+	parts := strings.Split(status, statusSep)
+	out := parts[0]
+	if r := []rune(out); len(r) > room {
+		return string(r[:room-1]) + "…"
+	}
+	for _, p := range parts[1:] {
+		next := out + statusSep + p
+		if utf8.RuneCountInString(next)+len(statusSep) >= room { // keep room for " …"
+			break
+		}
+		out = next
+	}
+	return out + " …"
+}
+
 // forecastText is the smoothed ETA and its likely range, scaled by scale
 // (the ratio of the wall clock to the estimator's); det: the clock counts
 // interleavings.
@@ -125,6 +149,38 @@ func forecastText(f check.Forecast, scale float64, det bool) string {
 	return fmt.Sprintf("ETA %s, likely %s–%s", r(f.ETA), r(f.Low), r(f.High))
 }
 
+// liveForecastText is forecastText for the live bar: the same figures,
+// shorter (compactDuration), so that with the rest of the status they fit
+// an 80-column terminal uncut.
+func liveForecastText(f check.Forecast, scale float64, det bool) string {
+	if !f.OK {
+		return "ETA not known yet"
+	}
+	if det {
+		return fmt.Sprintf("ETA %d interleavings (likely %d–%d)", int64(f.ETA), int64(f.Low), int64(f.High))
+	}
+	r := func(d time.Duration) string { return compactDuration(float64(d) * scale) }
+	return fmt.Sprintf("ETA %s (likely %s–%s)", r(f.ETA), r(f.Low), r(f.High))
+}
+
+// compactDuration prints a time in nanoseconds in at most two units
+// ("3h07m" to the minute, "12m05s", "45s" to the second), or ">290y" past
+// what a time.Duration holds.
+func compactDuration(ns float64) string {
+	if math.IsNaN(ns) || ns < 0 || ns >= math.MaxInt64 {
+		return ">290y"
+	}
+	s := int64(time.Duration(ns).Round(time.Second) / time.Second)
+	switch {
+	case s >= 3600-30:
+		m := (s + 30) / 60 // to the minute
+		return fmt.Sprintf("%dh%02dm", m/60, m%60)
+	case s >= 60:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%ds", s)
+}
+
 // durationText prints a time in nanoseconds to the second, or "over 290
 // years" past what a time.Duration holds (an estimate of a state space
 // too large to finish; converting it would wrap to a negative time).
@@ -137,7 +193,8 @@ func durationText(ns float64) string {
 
 // wallScale is how much longer the wall clock ran than the estimator's
 // time (which leaves out the analysis between interleavings), so that an
-// ETA in the estimator's time reads in wall time.
+// ETA in the estimator's time reads in wall time. est is the estimator's
+// time over all the rounds of a bounded search (Forecast.Elapsed).
 func wallScale(wall, est time.Duration) float64 {
 	if wall <= 0 || est <= 0 || wall < est {
 		return 1

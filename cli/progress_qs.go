@@ -47,10 +47,14 @@ func (q *qsRun) observe(id int, st check.Step) {
 	if q.det {
 		// The clock counts interleavings: so do the estimate and its ETA.
 		e.Total, e.Elapsed = time.Duration(e.Size), time.Duration(st.Interleavings)
-	} else {
-		p.scale[id] = wallScale(st.Wall, e.Elapsed)
+		if e.ModelProportion > 0 {
+			e.ModelTotal = time.Duration(float64(e.Branches) / e.ModelProportion)
+		}
 	}
 	sm.Observe(e)
+	if !q.det {
+		p.scale[id] = wallScale(st.Wall, sm.Elapsed())
+	}
 	p.steps++
 	p.jobs[id] = st
 	if q.st != nil {
@@ -59,7 +63,7 @@ func (q *qsRun) observe(id int, st check.Step) {
 	if !p.status.live() {
 		return
 	}
-	p.running[id] = fmt.Sprintf("job %d %.1f%% %s", id, 100*e.Proportion, q.forecastLocked(id))
+	p.running[id] = fmt.Sprintf("job %d %.1f%% %s", id, 100*e.Proportion, q.forecastLocked(id, true))
 	if now := time.Now(); now.Sub(p.lastLive) >= liveEvery {
 		p.lastLive = now
 		q.updateLive()
@@ -120,17 +124,19 @@ func (q *qsRun) updateLive() {
 	for _, id := range ids {
 		parts = append(parts, p.running[id])
 	}
-	p.status.Update(spent, strings.Join(parts, " · "))
+	p.status.Update(spent, strings.Join(parts, statusSep))
 }
 
 // forecast is job j's smoothed ETA and range, for the progress report.
 func (q *qsRun) forecast(j *quicksand.Job) string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.forecastLocked(j.ID)
+	return q.forecastLocked(j.ID, false)
 }
 
-func (q *qsRun) forecastLocked(id int) string {
+// forecastLocked is job id's forecast, for the live bar (compact) or a
+// report.
+func (q *qsRun) forecastLocked(id int, live bool) string {
 	sm := q.prog.smooth[id]
 	if sm == nil {
 		return "ETA not known yet"
@@ -138,6 +144,9 @@ func (q *qsRun) forecastLocked(id int) string {
 	scale := q.prog.scale[id]
 	if scale == 0 {
 		scale = 1
+	}
+	if live {
+		return liveForecastText(sm.Forecast(), scale, q.det)
 	}
 	return forecastText(sm.Forecast(), scale, q.det)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"io"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -149,5 +150,80 @@ func TestForecastTextHuge(t *testing.T) {
 	got := forecastText(estimator.Forecast{OK: true, ETA: 1 << 62, Low: time.Hour, High: 1<<63 - 1}, 3, false)
 	if want := "ETA over 290 years, likely 3h0m0s–over 290 years"; got != want {
 		t.Errorf("forecastText: %q, want %q", got, want)
+	}
+}
+
+// TestLiveBarKeepsETADigits: on an 80-column terminal the live bar's
+// status is cut to fit, but never within the ETA and its range, however
+// long (hours, and past what a Duration holds): the parts after it that
+// do not fit are left out whole.
+func TestLiveBarKeepsETADigits(t *testing.T) {
+	p := job.Progress{
+		Interleavings: 123456789,
+		Estimate:      estimator.Estimate{Proportion: 1e-9, Size: 123456789012345, Elapsed: 100 * time.Hour},
+		Forecast:      estimator.Forecast{OK: true, ETA: 3*time.Hour + 7*time.Minute, Low: 59*time.Minute + 59*time.Second, High: 1<<63 - 1},
+		Wall:          200 * time.Hour,
+		Races:         12345,
+	}
+	line := liveLine(p)
+	// The wall clock ran twice the estimator's: the ETA reads doubled.
+	const eta = "ETA 6h14m (likely 2h00m–>290y)"
+	if !strings.HasPrefix(line, eta+statusSep) {
+		t.Fatalf("live line %q does not start with %q", line, eta)
+	}
+	var buf bytes.Buffer
+	s := newLiveStatus(&buf, func() int { return 80 })
+	s.Update(0.5, line)
+	out := ansiRE.ReplaceAllString(buf.String(), "")
+	if !strings.Contains(out, "50%") || !strings.Contains(out, eta+" …") {
+		t.Errorf("the bar does not show the whole ETA: %q", out)
+	}
+	for _, seg := range strings.Split(out, "\r") {
+		if w := utf8.RuneCountInString(seg); w > 80 {
+			t.Errorf("a redraw %d columns wide on an 80-column terminal: %q", w, seg)
+		}
+	}
+}
+
+// TestFitStatus: a status too long for its room loses whole parts from
+// the end, never digits within one; a first part longer than the room
+// (a very narrow terminal) is cut.
+func TestFitStatus(t *testing.T) {
+	parts := []string{"ETA 12h05m (likely 3h00m–>290y)", "42 interleavings", "5s elapsed"}
+	full := strings.Join(parts, statusSep)
+	for _, c := range []struct {
+		room int
+		want string
+	}{
+		{100, full},
+		{len([]rune(full)), full},
+		{60, parts[0] + statusSep + parts[1] + " …"},
+		{40, parts[0] + " …"},
+		{20, "ETA 12h05m (likely …"},
+	} {
+		if got := fitStatus(full, c.room); got != c.want {
+			t.Errorf("room %d: %q, want %q", c.room, got, c.want)
+		}
+		if got := fitStatus(full, c.room); utf8.RuneCountInString(got) > c.room {
+			t.Errorf("room %d: %q is wider", c.room, got)
+		}
+	}
+}
+
+// TestCompactDuration: the live bar's durations.
+func TestCompactDuration(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"}, {1499 * time.Millisecond, "1s"}, {59 * time.Second, "59s"}, {61 * time.Second, "1m01s"},
+		{3*time.Hour + 7*time.Minute + 40*time.Second, "3h08m"}, {59*time.Minute + 45*time.Second, "1h00m"}, {1000 * time.Hour, "1000h00m"}, {1<<63 - 1, ">290y"},
+	} {
+		if got := compactDuration(float64(c.d)); got != c.want {
+			t.Errorf("%v: %q, want %q", c.d, got, c.want)
+		}
+	}
+	if got := compactDuration(math.Inf(1)); got != ">290y" {
+		t.Errorf("+Inf: %q", got)
 	}
 }

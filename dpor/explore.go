@@ -489,7 +489,7 @@ func (x *Explorer) restart(r, bound int) error {
 	root.explored, root.tagged, root.chosen = nil, nil, 0
 	root.inject, root.injected = nil, nil
 	root.rtodo, root.rever, root.narrow, root.narrowInj = nil, nil, nil, nil
-	x.est = estimator.Path{}
+	x.est.Restart() // a new tree; the sibling model keeps what it learned
 	x.est.Push(0)
 	x.round, x.bound = r, bound
 	x.dropped, x.restricted = false, false
@@ -835,6 +835,7 @@ func (x *Explorer) Estimate() estimator.Estimate { return x.estimate(x.est.Curre
 func (x *Explorer) estimate(e estimator.Estimate) estimator.Estimate {
 	if x.sampling {
 		e.Proportion, e.Size, e.Total = 0, 0, 0
+		e.ModelProportion, e.ModelTotal = 0, 0
 	}
 	return e
 }

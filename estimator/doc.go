@@ -22,11 +22,23 @@
 // the thesis's worked example (estimator_test.go), including the effect of
 // tags added to a node after some of its subtrees finished.
 //
-// The raw estimates are for Quicksand's scheduling (thesis Algorithm 3
-// reads them as they are). For people, a Smoother reads them as the thesis
-// says they must be read (§8.3: the RE is erratic from one interleaving to
-// the next, the WBE steadier; §4.2.5: nothing before 32 interleavings): a
-// time-weighted average of both estimators' totals, in the logarithm, over
-// the most recent half of the run, with the spread of those estimates as a
-// range (smooth.go).
+// Both assume a node's unexplored tagged children are like its explored
+// ones; under sleep sets (and a preemption bound) the later children are
+// smaller, and both over-estimate (§3.4.3). The thesis lists modelling
+// that pruning as future work (§8.3). The sibling model does it: it
+// learns from the subtrees that finished how much smaller a node's later
+// children were than the RE predicted when the first finished, a factor
+// Kappa (at most 1), and gives both estimates again with the unexplored
+// children scaled by it (Estimate.ModelProportion, ModelTotal). It leaves
+// the thesis's estimates as they are (estimator_test.go checks them).
+//
+// The thesis's estimates are for Quicksand's scheduling (thesis Algorithm
+// 3 reads them as they are). For people, a Smoother reads the sibling
+// model's as the thesis says estimates must be read (§8.3: the RE is
+// erratic from one interleaving to the next, the WBE steadier; §4.2.5:
+// nothing before 32 interleavings): a time-weighted average of both
+// estimators' totals, in the logarithm, over a recent window that shrinks
+// with the ETA (so it does not lag at the end), with a range from the
+// spread of those estimates, widened (smooth.go). BENCHMARKS.md's "ETA
+// calibration" measures it against the truth (bench/cmd/etacal).
 package estimator

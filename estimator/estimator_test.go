@@ -105,3 +105,124 @@ func TestFullTreeExact(t *testing.T) {
 		t.Fatalf("size %v total %v; want 32 and %v ms", e.Size, e.Total, wantTime)
 	}
 }
+
+// tree is a synthetic execution tree: each edge is a transition of 1 s.
+type tree struct{ kids []*tree }
+
+// sleepTree(n) has n children, the j-th of which is sleepTree(n−1−j): the
+// shape sleep sets give a node whose n threads all conflict, each later
+// child with one more thread asleep (2^(n−1) branches, the first child
+// holding half).
+func sleepTree(n int) *tree {
+	t := &tree{}
+	for j := 0; j < n; j++ {
+		t.kids = append(t.kids, sleepTree(n-1-j))
+	}
+	return t
+}
+
+// fullTree(b, d) has b children at every node down to depth d.
+func fullTree(b, d int) *tree {
+	t := &tree{}
+	for j := 0; d > 0 && j < b; j++ {
+		t.kids = append(t.kids, fullTree(b, d-1))
+	}
+	return t
+}
+
+func (t *tree) edges() int {
+	n := 0
+	for _, k := range t.kids {
+		n += 1 + k.edges()
+	}
+	return n
+}
+
+// walk explores t depth-first with a Path as the explorer drives it.
+// With lazy, a node's children are marked one at a time, as DPOR tags
+// them (the next one when a branch through the last one completes),
+// instead of all up front. visit sees the estimate after each branch.
+func walk(t *tree, lazy bool, visit func(Estimate)) {
+	var p Path
+	p.Push(0)
+	path, idx := []*tree{t}, []int{0}
+	for {
+		for n := path[len(path)-1]; len(n.kids) > 0; n = path[len(path)-1] {
+			path, idx = append(path, n.kids[0]), append(idx, 0)
+			p.Push(time.Second)
+		}
+		for d := range len(path) - 1 {
+			m := len(path[d].kids)
+			if lazy {
+				m = min(idx[d]+2, m)
+			}
+			p.SetMarked(d, m)
+		}
+		visit(p.Leaf())
+		d := len(path) - 2
+		for d >= 0 && idx[d]+1 >= len(path[d].kids) {
+			d--
+		}
+		if d < 0 {
+			return
+		}
+		p.Backtrack(d)
+		idx[d]++
+		path, idx = append(path[:d+1], path[d].kids[idx[d]]), append(idx[:d+1], 0)
+		p.Push(time.Second)
+	}
+}
+
+// TestSiblingModel: on a tree whose later children are smaller (sleep
+// sets), the thesis's estimators over-estimate the total; the sibling
+// model learns it from the finished subtrees (Kappa below 1) and its
+// totals are closer to the truth, from a tenth of the exploration on.
+// At the end both are exact.
+func TestSiblingModel(t *testing.T) {
+	tr := sleepTree(14)
+	truth := float64(tr.edges()) * float64(time.Second)
+	var es []Estimate
+	walk(tr, false, func(e Estimate) { es = append(es, e) })
+	last := es[len(es)-1]
+	if last.Elapsed != time.Duration(truth) || last.Total != last.Elapsed || last.ModelTotal != last.Elapsed || last.ModelProportion != 1 {
+		t.Fatalf("at the end elapsed %v, RE %v, model %v (proportion %v); want all %v and 1",
+			last.Elapsed, last.Total, last.ModelTotal, last.ModelProportion, time.Duration(truth))
+	}
+	if k := last.Kappa; k > 0.5 {
+		t.Errorf("kappa %.3f, want well below 1", k)
+	}
+	var worseRE, worseWBE, n int
+	errOf := func(total float64) float64 { return math.Abs(math.Log(total / truth)) }
+	for _, e := range es {
+		if float64(e.Elapsed) < truth/10 || e.Elapsed == last.Elapsed {
+			continue
+		}
+		n++
+		if errOf(float64(e.ModelTotal)) > errOf(float64(e.Total)) {
+			worseRE++
+		}
+		if errOf(float64(e.Elapsed)/e.ModelProportion) > errOf(float64(e.Elapsed)/e.Proportion) {
+			worseWBE++
+		}
+	}
+	if n < 1000 || worseRE > n/100 || worseWBE > n/100 {
+		t.Errorf("the model is further from the truth than the thesis's estimators after %d (RE) and %d (WBE) of %d branches",
+			worseRE, worseWBE, n)
+	}
+}
+
+// TestSiblingModelUniform: on a uniform tree whose children are tagged
+// up front, a node's later children are as big as its first: the sibling
+// model learns a factor of exactly 1, and its estimates are the thesis's.
+func TestSiblingModelUniform(t *testing.T) {
+	n := 0
+	walk(fullTree(3, 7), false, func(e Estimate) {
+		n++
+		if e.Kappa != 1 || e.ModelTotal != e.Total || math.Abs(e.ModelProportion-e.Proportion) > 1e-12 {
+			t.Fatalf("branch %d: kappa %v, model %v %v, thesis %v %v", n, e.Kappa, e.ModelTotal, e.ModelProportion, e.Total, e.Proportion)
+		}
+	})
+	if n != 2187 {
+		t.Fatalf("%d branches, want 3^7", n)
+	}
+}

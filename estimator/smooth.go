@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -33,20 +34,49 @@ const smoothBuckets = 64
 //     two estimators "can occasionally result in drastically differing
 //     outputs" (§3.4.3): both are sampled, and their disagreement widens
 //     the range.
+//   - §3.4.3: both under-estimate while DPOR keeps tagging, and
+//     over-estimate where sleep sets prune. The Smoother reads the sibling
+//     model's versions of both (Estimate.ModelTotal, ModelProportion; see
+//     Path), which learn the pruning; early in a run, when under-estimates
+//     are the rule, it takes the larger of the two, and the closer the
+//     end, the more the WBE (the steadier, and the better near the end in
+//     the calibration runs).
 //   - §4.2.4: "estimates tend to get more accurate over time": only the
-//     most recent half of the elapsed time is averaged, and §4.2.5: no ETA
+//     recent estimates are averaged, over a window as long as the ETA
+//     they give (between 1/8 and 1/2 of the elapsed time), found from the
+//     shortest: so the ETA does not lag behind at the end. §4.2.5: no ETA
 //     before MinBranches interleavings.
 //
 // What is averaged is the estimated total (ETA = est(root) − elapsed,
 // §3.4.3), not the ETA itself, so the ETA counts down between updates. The
-// range is the 10th to 90th percentile of the samples in the window.
+// range is the spread of the window's estimates (their 10th to 90th
+// percentile), widened: by 2 at the end, by up to 4 below and 8 above early
+// on, as far as the calibration runs showed the estimates to be off (the
+// estimators' own disagreement understates it; BENCHMARKS.md, "ETA
+// calibration").
+//
+// A bounded search (iterative context bounding) restarts its tree, and the
+// estimator's elapsed time, at each bound: the Smoother carries the time
+// of the rounds before on (Forecast.Elapsed) and forecasts the current
+// round.
 type Smoother struct {
 	width   time.Duration // of a bucket
 	buckets []bucket      // oldest first
-	last    time.Duration // elapsed at the last estimate
+	last    time.Duration // the estimate's elapsed at the last estimate
+	offset  time.Duration // the earlier rounds' elapsed
 	started bool
-	elapsed time.Duration
+	elapsed time.Duration // offset + last
 }
+
+// The Smoother's window and range (see its comment).
+const (
+	minWindow   = 8   // the shortest window: 1/minWindow of the elapsed time
+	windowIters = 5   // steps from the shortest window toward the ETA's
+	rangeQ      = 0.1 // the range's quantiles of the window's estimates
+	rangeWiden  = 2.0 // the range's widening at the end
+	rangeEarlyL = 2.0 // more below, times the estimated part left
+	rangeEarlyH = 6.0 // more above, times the estimated part left
+)
 
 // bucket sums the samples of one stretch of elapsed time, by weight.
 type bucket struct {
@@ -57,36 +87,49 @@ type bucket struct {
 }
 
 // Forecast is the smoothed ETA and its range. OK is false while there is
-// no meaningful estimate yet.
+// no meaningful estimate yet. Elapsed is the estimator's elapsed time over
+// all the rounds of a bounded search (the estimate's own Elapsed restarts
+// at each).
 type Forecast struct {
 	OK        bool
 	ETA       time.Duration
 	Low, High time.Duration
+	Elapsed   time.Duration
 }
 
 // Observe takes the estimate after a branch.
 func (s *Smoother) Observe(e Estimate) {
+	if s.started && e.Elapsed < s.last { // a new round
+		s.offset += s.last
+		s.last = 0
+	}
 	// An estimate weighs the time until the next one; the first one
 	// (also the first after a resume) weighs nothing.
 	dt := e.Elapsed - s.last
 	if !s.started {
 		dt = 0
 	}
-	s.last, s.elapsed, s.started = e.Elapsed, e.Elapsed, true
-	if e.Branches < MinBranches || e.Proportion <= 0 || dt <= 0 {
+	s.last, s.started = e.Elapsed, true
+	s.elapsed = s.offset + e.Elapsed
+	prop, total := e.Proportion, e.Total
+	if e.ModelProportion > 0 {
+		prop, total = e.ModelProportion, e.ModelTotal
+	}
+	if e.Branches < MinBranches || prop <= 0 || dt <= 0 {
 		return
 	}
 	floor := float64(max(e.Elapsed, 1)) // a total is at least what was spent
-	re := math.Log(max(float64(e.Total), floor))
-	wbe := math.Log(max(float64(e.Elapsed)/e.Proportion, floor))
+	off := float64(s.offset)
+	re := math.Log(off + max(float64(total), floor))
+	wbe := math.Log(off + max(float64(e.Elapsed)/prop, floor))
 	if s.width == 0 {
-		s.width = max(e.Elapsed/smoothBuckets, time.Millisecond)
+		s.width = max(s.elapsed/smoothBuckets, time.Millisecond)
 	}
-	for int64(e.Elapsed/s.width) >= s.firstIndex()+smoothBuckets {
+	for int64(s.elapsed/s.width) >= s.firstIndex()+smoothBuckets {
 		s.merge()
 	}
 	w := float64(dt)
-	i := int64(e.Elapsed / s.width)
+	i := int64(s.elapsed / s.width)
 	if n := len(s.buckets); n == 0 || s.buckets[n-1].index != i {
 		s.buckets = append(s.buckets, bucket{index: i})
 	}
@@ -103,9 +146,10 @@ func (s *Smoother) firstIndex() int64 {
 	return s.buckets[0].index
 }
 
-// merge drops the buckets that left the window, then doubles the width.
+// merge drops the buckets that left the longest window, then doubles the
+// width.
 func (s *Smoother) merge() {
-	s.buckets = slices.DeleteFunc(s.buckets, func(b bucket) bool { return !s.inWindow(b) })
+	s.buckets = slices.DeleteFunc(s.buckets, func(b bucket) bool { return !s.inWindow(b, s.elapsed/2) })
 	s.width *= 2
 	var out []bucket
 	for _, b := range s.buckets {
@@ -120,35 +164,97 @@ func (s *Smoother) merge() {
 	s.buckets = out
 }
 
-// inWindow: the bucket ends after the first half of the elapsed time.
-func (s *Smoother) inWindow(b bucket) bool {
-	return time.Duration(b.index+1)*s.width > s.elapsed/2
+// inWindow: the bucket ends in the last window of the elapsed time.
+func (s *Smoother) inWindow(b bucket, window time.Duration) bool {
+	return time.Duration(b.index+1)*s.width > s.elapsed-window
 }
+
+// sample is one bucket's mean log total of one estimator, with its weight.
+type sample struct{ v, w float64 }
+
+// window is what the buckets of the last window of the elapsed time say:
+// each estimator's weighted mean log total, and the samples.
+type window struct {
+	re, wbe float64
+	samples []sample
+}
+
+func (s *Smoother) window(length time.Duration) (window, bool) {
+	var out window
+	var w float64
+	for _, b := range s.buckets {
+		if b.w == 0 || !s.inWindow(b, length) {
+			continue
+		}
+		w += b.w
+		out.re += b.re
+		out.wbe += b.wbe
+		out.samples = append(out.samples, sample{b.re / b.w, b.w}, sample{b.wbe / b.w, b.w})
+	}
+	if w == 0 {
+		return out, false
+	}
+	out.re, out.wbe = out.re/w, out.wbe/w
+	return out, true
+}
+
+// center is the window's log total, at the estimated progress q (0..1):
+// the larger estimator's early, the WBE's at the end.
+func (w window) center(q float64) float64 {
+	return (1-q)*max(w.re, w.wbe) + q*w.wbe
+}
+
+// quantile is the weighted q-quantile of the samples (sorted in place).
+func quantile(ss []sample, q float64) float64 {
+	slices.SortFunc(ss, func(a, b sample) int { return cmp.Compare(a.v, b.v) })
+	var total float64
+	for _, x := range ss {
+		total += x.w
+	}
+	acc := 0.0
+	for _, x := range ss {
+		acc += x.w
+		if acc >= q*total {
+			return x.v
+		}
+	}
+	return ss[len(ss)-1].v
+}
+
+// Elapsed is the estimator's elapsed time over all the rounds seen.
+func (s *Smoother) Elapsed() time.Duration { return s.elapsed }
 
 // Forecast returns the smoothed ETA and its range as of the last estimate.
 func (s *Smoother) Forecast() Forecast {
-	var w, sum float64
-	var samples []float64
-	for _, b := range s.buckets {
-		if b.w == 0 || !s.inWindow(b) {
-			continue
-		}
-		w += 2 * b.w
-		sum += b.re + b.wbe
-		samples = append(samples, b.re/b.w, b.wbe/b.w)
-	}
-	if w == 0 {
+	half, ok := s.window(s.elapsed / 2)
+	if !ok {
 		return Forecast{}
 	}
-	slices.Sort(samples)
-	pct := func(q float64) float64 { return samples[int(math.Round(q*float64(len(samples)-1)))] }
-	left := func(logTotal float64) time.Duration {
-		t := math.Exp(logTotal)
-		if t >= math.MaxInt64 {
+	el := float64(s.elapsed)
+	progress := func(logTotal float64) float64 { return min(el/math.Exp(logTotal), 1) }
+	left := func(logTotal float64) float64 { return max(math.Exp(logTotal)-el, 0) }
+	q := progress((half.re + half.wbe) / 2)
+	// From the shortest window, toward one as long as the ETA it gives.
+	win := half
+	length := el / minWindow
+	for range windowIters {
+		if w, ok := s.window(time.Duration(length)); ok {
+			win = w
+		}
+		length = min(max(left(win.center(q)), el/minWindow), el/2)
+	}
+	lo, hi := quantile(win.samples, rangeQ), quantile(win.samples, 1-rangeQ)
+	c := min(max(win.center(q), lo), hi)
+	d := func(x float64) time.Duration {
+		if x >= math.MaxInt64 {
 			return math.MaxInt64 // past what a Duration holds: a conversion would wrap
 		}
-		return max(time.Duration(t)-s.elapsed, 0)
+		return time.Duration(x)
 	}
-	lo, hi := pct(0.1), pct(0.9)
-	return Forecast{OK: true, ETA: left(min(max(sum/w, lo), hi)), Low: left(lo), High: left(hi)}
+	part := 1 - progress(c) // the estimated part left
+	low := left(lo)
+	if low < 0.99*math.MaxInt64 { // else a Duration's limit: the truth is past it
+		low /= rangeWiden + rangeEarlyL*part
+	}
+	return Forecast{OK: true, ETA: d(left(c)), Low: d(low), High: d(left(hi) * (rangeWiden + rangeEarlyH*part)), Elapsed: s.elapsed}
 }
