@@ -93,7 +93,7 @@ func (q *qsRun) publishLocked(l *store.Live) {
 	for _, id := range ids {
 		st := p.jobs[id]
 		r.Jobs = append(r.Jobs, store.LiveJob{ID: id, Interleavings: st.Interleavings, Proportion: st.Estimate.Proportion,
-			Progress: fmt.Sprintf("%d interleavings, %s, %s", st.Interleavings, coverage(st.Estimate.Proportion, st.Estimate.Size), q.forecastLocked(id))})
+			Progress: fmt.Sprintf("%d interleavings, %s, %s", st.Interleavings, coverage(st.Estimate.Proportion, st.Estimate.Size), q.forecastLocked(id, false))})
 	}
 	r.Progress = fmt.Sprintf("budget %s; %d interleavings in all, %d %s running", q.usedLocked(), p.steps, len(ids), plural(len(ids), "job"))
 }
