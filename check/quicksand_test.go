@@ -124,9 +124,10 @@ func testResumeAfterBug(t *testing.T, walks bool) {
 // interruption fell. The interrupted job used to be recorded as
 // suspended by the scheduler: the resumed run then started the next
 // pending job instead, and job 2 of paradise_lost ended with 100 or 3,000
-// interleavings instead of 7,653 (or 2,414 after three suspensions).
+// interleavings instead of 7,653 (or 2,414 after three suspensions), with
+// a budget of 40,000 interleavings (20,000 here: job 2 runs 2,083).
 func TestQuicksandInterruptAnywhere(t *testing.T) {
-	spec, image := deterministicRef(t, "paradise_lost", 40000)
+	spec, image := deterministicRef(t, "paradise_lost", 20000)
 	jobs := func(r *QuicksandResult) string {
 		var b strings.Builder
 		for _, j := range r.Sched.Jobs {
@@ -138,11 +139,11 @@ func TestQuicksandInterruptAnywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := want.Sched.Jobs[1]; j.Suspensions != 1 || j.Interleavings < 3001 {
-		t.Fatalf("uninterrupted: job 2 has %d interleavings and %d suspensions; the cuts below assume more than 3,000 and 1", j.Interleavings, j.Suspensions)
+	if j := want.Sched.Jobs[1]; j.Suspensions != 1 || j.Interleavings < 2001 {
+		t.Fatalf("uninterrupted: job 2 has %d interleavings and %d suspensions; the cuts below assume more than 2,000 and 1", j.Interleavings, j.Suspensions)
 	}
 	// In job 2 before the scheduler suspends it, and in job 3 after.
-	for _, cut := range []struct{ job, n int }{{2, 100}, {2, 3000}, {3, 5000}} {
+	for _, cut := range []struct{ job, n int }{{2, 100}, {2, 2000}, {3, 1000}} {
 		st, err := store.Open(t.TempDir(), store.Options{})
 		if err != nil {
 			t.Fatal(err)
