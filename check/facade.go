@@ -76,12 +76,16 @@ const (
 func DefaultSyncPPs() []string { return append([]string(nil), kernel.DefaultSyncPPs...) }
 
 // ReportRaces is the reports' view of an exploration's candidates, their
-// addresses named by syms' data objects (nil: unnamed).
+// addresses named as the machine named them (RaceReport.Data: globals,
+// heap blocks, stacks), else by syms' data objects (nil: unnamed).
 func ReportRaces(syms *elfsym.Symbols, rs []*job.RaceReport) []report.Race {
 	var out []report.Race
 	for _, r := range rs {
 		rr := report.NewRace(r.Candidate, r.StackA, r.StackB)
-		rr.Data = report.DataName(syms, rr.Addr)
+		rr.Data = r.Data
+		if rr.Data == "" {
+			rr.Data = report.DataName(syms, rr.Addr)
+		}
 		out = append(out, rr)
 	}
 	return out

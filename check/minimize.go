@@ -123,7 +123,7 @@ func MinimizeStored(ctx context.Context, st *store.Store, run *store.Run, tr *st
 	}
 	races := []*job.RaceReport{}
 	for _, r := range recs {
-		races = append(races, &job.RaceReport{Candidate: &r.Candidate, StackA: r.StackA, StackB: r.StackB})
+		races = append(races, &job.RaceReport{Candidate: &r.Candidate, StackA: r.StackA, StackB: r.StackB, Data: r.Data})
 	}
 	res, err := minimize.Minimize(ctx, minimize.Input{Config: cfg, Signature: bug.Signature, Choices: tr.Choices,
 		Preempted: tr.Preempted, Preemptions: minimize.Count(tr.Preempted), Budget: lim.Budget, MaxInterleavings: lim.Interleavings, Races: races})
@@ -135,7 +135,9 @@ func MinimizeStored(ctx context.Context, st *store.Store, run *store.Run, tr *st
 		m.Trace.Interleavings, m.Trace.EstimatedSize, m.Trace.Coverage = jb.Executed, jb.EstSize, jb.EstProportion
 	}
 	for _, r := range recs {
-		m.Trace.Races = append(m.Trace.Races, report.NewRace(&r.Candidate, r.StackA, r.StackB))
+		rr := report.NewRace(&r.Candidate, r.StackA, r.StackB)
+		rr.Data = r.Data
+		m.Trace.Races = append(m.Trace.Races, rr)
 	}
 	if st.ReadOnly() {
 		return m, nil

@@ -95,7 +95,9 @@ func Replay(st *store.Store, run *store.Run, tr *store.TraceRecord, opt ReplayOp
 			return nil, &StoreError{Dir: st.Dir(), Err: err}
 		}
 		for _, r := range recs {
-			res.Report.Races = append(res.Report.Races, report.NewRace(&r.Candidate, r.StackA, r.StackB))
+			rr := report.NewRace(&r.Candidate, r.StackA, r.StackB)
+			rr.Data = r.Data
+			res.Report.Races = append(res.Report.Races, rr)
 		}
 	}
 	return res, nil

@@ -163,6 +163,11 @@ type Result struct {
 type RaceReport struct {
 	*race.Candidate
 	StackA, StackB []report.Frame
+	// Data names the racing memory as the machine had it when the
+	// candidate was found (kernel.Kernel.DataName: a global and offset,
+	// a heap block by the function that allocated it, a thread's
+	// stack); "" when none of these.
+	Data string
 }
 
 // Run builds the machine and explores until the state space is complete,
@@ -194,6 +199,7 @@ type runner struct {
 	an       *race.Analyzer
 	x        *dpor.Explorer
 	stacks   map[[2]uint64][2][]report.Frame // per candidate, symbolized once
+	names    map[[2]uint64]string            // per candidate, its data's name (RaceReport.Data)
 	races    int
 	lastProg time.Duration
 	now      func() time.Duration
@@ -203,6 +209,7 @@ type runner struct {
 func (j *runner) run(parent context.Context) (*Result, error) {
 	cfg := j.cfg
 	j.stacks = map[[2]uint64][2][]report.Frame{}
+	j.names = map[[2]uint64]string{}
 	var ps *persister
 	var fr *dpor.Frontier
 	var before time.Duration // spent by the runs this one resumes
@@ -319,7 +326,7 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 	out.Verified = res.Complete && res.Bug == nil && res.Budgeted == 0
 	for _, c := range j.an.Candidates() {
 		st := j.stacks[c.Key()]
-		out.Races = append(out.Races, &RaceReport{Candidate: c, StackA: st[0], StackB: st[1]})
+		out.Races = append(out.Races, &RaceReport{Candidate: c, StackA: st[0], StackB: st[1], Data: j.names[c.Key()]})
 	}
 	out.Conflicts = j.an.Conflicts()
 	if res.BugBranch != nil {
@@ -373,10 +380,19 @@ func (j *runner) captureStacks(cs []*race.Candidate) {
 	}
 	end := j.k.Snapshot()
 	stacks := map[run]map[uint64][]report.Frame{}
-	for _, r := range runs { // in the candidates' order: deterministic
+	names := map[run]map[uint64]string{} // the data of the run's candidates, named after it
+	for _, r := range runs {             // in the candidates' order: deterministic
 		got := map[uint64][]uint64{}
 		if snap, err := j.x.SnapshotAt(r.tr); err == nil {
 			got = j.k.AccessStacks(snap, r.thread, pcs[r])
+			names[r] = map[uint64]string{}
+			for _, c := range todo {
+				for _, s := range []race.Side{c.A, c.B} {
+					if (run{s.Tr, s.Thread}) == r {
+						names[r][s.Addr] = j.k.DataName(s.Addr)
+					}
+				}
+			}
 		}
 		fr := make(map[uint64][]report.Frame, len(pcs[r]))
 		for _, pc := range pcs[r] {
@@ -392,6 +408,11 @@ func (j *runner) captureStacks(cs []*race.Candidate) {
 	for _, c := range todo {
 		a, b := c.A, c.B
 		j.stacks[c.Key()] = [2][]report.Frame{stacks[run{a.Tr, a.Thread}][a.PC], stacks[run{b.Tr, b.Thread}][b.PC]}
+		name := names[run{a.Tr, a.Thread}][a.Addr]
+		if name == "" {
+			name = names[run{b.Tr, b.Thread}][b.Addr]
+		}
+		j.names[c.Key()] = name
 	}
 }
 

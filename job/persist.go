@@ -364,7 +364,7 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 	for _, k := range keys {
 		st := j.stacks[k]
 		c.Races = append(c.Races, &store.RaceRecord{Run: p.Run.ID, Job: p.Job, Candidate: *ps.races[k],
-			StackA: st[0], StackB: st[1]})
+			StackA: st[0], StackB: st[1], Data: j.names[k]})
 	}
 	if res != nil && res.BugBranch != nil {
 		tr, bug := ps.bugRecords(res)

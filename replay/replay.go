@@ -116,7 +116,7 @@ func Trace(st *store.Store, run *store.Run, tr *store.TraceRecord, opt Options) 
 	var races []*job.RaceReport
 	if rr, err := st.Races(run.ID, tr.Job); err == nil {
 		for _, r := range rr {
-			races = append(races, &job.RaceReport{Candidate: &r.Candidate, StackA: r.StackA, StackB: r.StackB})
+			races = append(races, &job.RaceReport{Candidate: &r.Candidate, StackA: r.StackA, StackB: r.StackB, Data: r.Data})
 		}
 	}
 	ppset := job.DescribePPs(k, cfg)

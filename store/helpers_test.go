@@ -137,6 +137,7 @@ func synthRace(run string, job int, a, b uint64, count int) *RaceRecord {
 		StackA: []report.Frame{{PC: a, Func: "thread1", Offset: 8, File: "fig1.c", Line: 12, Text: "thread1 (fig1.c:12)"}},
 		StackB: []report.Frame{{PC: b, Func: "thread2", Offset: 4, File: "fig1.c", Line: 20, Text: "thread2 (fig1.c:20)"},
 			{PC: 0x10010, Func: "main", Text: "main"}},
+		Data: "heap block 2 from thr_create+8",
 	}
 }
 

@@ -126,6 +126,9 @@ type RaceRecord struct {
 	Job            int
 	Candidate      race.Candidate
 	StackA, StackB []report.Frame
+	// Data names the racing memory (job.RaceReport.Data); "" when
+	// unnamed, and in records stored before names were kept.
+	Data string
 }
 
 // TraceRecord is a stored execution: its choices and its transitions.
@@ -814,7 +817,7 @@ func decSide(d *dec, s *race.Side) {
 
 func encodeRace(r *RaceRecord) []byte {
 	e := &enc{}
-	e.arr(5)
+	e.arr(6)
 	e.str(r.Run)
 	e.int(int64(r.Job))
 	c := &r.Candidate
@@ -830,6 +833,7 @@ func encodeRace(r *RaceRecord) []byte {
 	e.int(int64(c.J))
 	encFrames(e, r.StackA)
 	encFrames(e, r.StackB)
+	e.str(r.Data)
 	return e.b
 }
 
@@ -874,6 +878,8 @@ func decodeRace(b []byte) (*RaceRecord, error) {
 			r.StackA = decFrames(d)
 		case 4:
 			r.StackB = decFrames(d)
+		case 5:
+			r.Data = d.str()
 		default:
 			d.skip()
 		}
