@@ -137,7 +137,7 @@ func between(r *rand.Rand, d time.Duration, lo, hi float64) time.Duration {
 // final interleaving count, race candidates and verification equal an
 // uninterrupted run's (the crash test).
 func TestCrashResume(t *testing.T) {
-	crashResume(t, fixture(t, "ref/thr_exit_join"), []string{"--pp", "mutex_lock,mutex_unlock"}, nil, 20, 10000, 0.02, 0.12)
+	crashResume(t, fixture(t, "ref/thr_exit_join"), []string{"--pp", "mutex_lock,mutex_unlock"}, nil, 12, 10000, 0.02, 0.12)
 }
 
 // TestCrashResumeHTM: the same with a transactional program under retry

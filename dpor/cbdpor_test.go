@@ -200,7 +200,7 @@ func boundedOutcomes(t *testing.T, mk func() *model, bound int) bounded {
 // interleaving with at most L preemptions reaches (brute-force
 // enumeration), and none of its interleavings has more than L
 // preemptions, counted by the path and by the thesis's definition.
-var cbdporPrograms = flag.Int("cbdpor.programs", 100, "TestCBDPORBoundedOracle: how many random programs")
+var cbdporPrograms = flag.Int("cbdpor.programs", 60, "TestCBDPORBoundedOracle: how many random programs")
 
 func TestCBDPORBoundedOracle(t *testing.T) {
 	t.Parallel()
@@ -280,7 +280,7 @@ func classes(t *testing.T, m *model, opt Options) (map[[16]byte]string, int) {
 // with everything: those executions are left out, and where there are
 // some, optimal DPOR's safety nets for them run more than one interleaving
 // of a class: the count is compared only for programs without.)
-var classPrograms = flag.Int("class.programs", 60, "TestClassIsMazurkiewicz: how many random programs (TestStateDependentAccesses: two and a half times as many)")
+var classPrograms = flag.Int("class.programs", 40, "TestClassIsMazurkiewicz: how many random programs (TestStateDependentAccesses: two and a half times as many)")
 
 func TestClassIsMazurkiewicz(t *testing.T) {
 	t.Parallel()

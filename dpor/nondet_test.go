@@ -61,7 +61,7 @@ func withNondet(r *rand.Rand, prog [][]op, maxValues int) [][]op {
 // TestNondetSoundness: on random programs with nondet calls (and locks,
 // atomic adds, assertions), every exhaustive strategy reaches exactly the
 // final states and failures of full enumeration over every value.
-var nondetPrograms = flag.Int("nondet.programs", 16, "TestNondetSoundness: how many random programs (TestNondetOptimalTraces: five eighths as many)")
+var nondetPrograms = flag.Int("nondet.programs", 10, "TestNondetSoundness: how many random programs (TestNondetOptimalTraces: five eighths as many)")
 
 func TestNondetSoundness(t *testing.T) {
 	t.Parallel() // after the sequential tests (runKeeping's global is theirs alone)

@@ -248,7 +248,7 @@ func txnProgram(r *rand.Rand) [][]op {
 	return prog
 }
 
-var txnPrograms = flag.Int("optimal.txn", 150, "TestOptimalTransactions: how many random programs with transactions")
+var txnPrograms = flag.Int("optimal.txn", 100, "TestOptimalTransactions: how many random programs with transactions")
 
 // TestOptimalTransactions: abort injection under optimal DPOR. Three
 // threads each run a transaction that increments x, whose abort runs an

@@ -166,7 +166,7 @@ func TestICBBoundedSoundness(t *testing.T) {
 	}
 }
 
-var changedPrograms = flag.Int("changed.programs", 120, "TestSleepSetsWithChangedTransitions: how many random programs")
+var changedPrograms = flag.Int("changed.programs", 80, "TestSleepSetsWithChangedTransitions: how many random programs")
 
 // ifZeroProgram is a random program of 2–3 threads of 2–4 steps over
 // three variables, whose steps touch more when a variable they read is
