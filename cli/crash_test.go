@@ -137,12 +137,14 @@ func between(r *rand.Rand, d time.Duration, lo, hi float64) time.Duration {
 // final interleaving count, race candidates and verification equal an
 // uninterrupted run's (the crash test).
 func TestCrashResume(t *testing.T) {
+	t.Parallel() // subprocesses mostly: the package ends the suite alone, on one core otherwise
 	crashResume(t, fixture(t, "ref/thr_exit_join"), []string{"--pp", "mutex_lock,mutex_unlock"}, nil, 12, 10000, 0.02, 0.12)
 }
 
 // TestCrashResumeHTM: the same with a transactional program under retry
 // sets: injected aborts, their tags and retry sets survive the kills.
 func TestCrashResumeHTM(t *testing.T) {
+	t.Parallel() // subprocesses mostly: the package ends the suite alone, on one core otherwise
 	// A shorter exploration: later kills, so that commits land between.
 	crashResume(t, fixture(t, "htm/htm2"), []string{"--data-race-func", "iteration", "--retry-sets"}, []string{"--", "2", "3"}, 10, 3000, 0.2, 0.6)
 }

@@ -152,6 +152,7 @@ func TestQuicksandText(t *testing.T) {
 // final bugs, verified PP sets and every job's outcome equal those of an
 // uninterrupted run.
 func TestQuicksandCrashResume(t *testing.T) {
+	t.Parallel() // subprocesses mostly: the package ends the suite alone, on one core otherwise
 	prog := fixture(t, "ref/fig1")
 	flags := []string{"-c", "1", "--interleaving-budget", "20000", "--json", "--quiet", "--trace-dir", t.TempDir(),
 		"--commit-every", "100", "--commit-interval", "50ms"}

@@ -32,6 +32,7 @@ func interruptOnce(t *testing.T, c *exec.Cmd, delay time.Duration) (int, time.Du
 // TestInterruptExploreResume: SIGINT stops an explore within 2 s with exit
 // 3, saying how to resume; resume then ends with the uninterrupted result.
 func TestInterruptExploreResume(t *testing.T) {
+	t.Parallel() // subprocesses mostly: the package ends the suite alone, on one core otherwise
 	prog := fixture(t, "ref/thr_exit_join")
 	flags := []string{"--pp", "mutex_lock,mutex_unlock", "--json", "--quiet", "--trace-dir", t.TempDir()}
 	began := time.Now()
@@ -74,6 +75,7 @@ func TestInterruptExploreResume(t *testing.T) {
 // run: SIGINT exits 3 within 2 s, the running job stays resumable, and
 // resume ends with the uninterrupted run's job table and verdict.
 func TestInterruptQuicksandResume(t *testing.T) {
+	t.Parallel() // subprocesses mostly: the package ends the suite alone, on one core otherwise
 	prog := fixture(t, "ref/paradise_lost")
 	flags := []string{"--interleaving-budget", "20000", "-c", "1", "--json", "--quiet", "--trace-dir", t.TempDir()}
 	began := time.Now()

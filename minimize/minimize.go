@@ -45,8 +45,13 @@ type Input struct {
 }
 
 // DefaultMaxNeighbours is the number of reversals tried by default: each
-// is one execution.
-const DefaultMaxNeighbours = 2000
+// is one execution. MaxNeighbourSteps bounds the transitions they run in
+// all (a count, not a time: the result does not depend on the machine's
+// speed).
+const (
+	DefaultMaxNeighbours = 2000
+	MaxNeighbourSteps    = 1_000_000
+)
 
 // Result is a minimized bug trace.
 type Result struct {
@@ -284,9 +289,9 @@ func candidates(trs []*record.Transition, runnable [][]record.TID) []reversal {
 // which the program ends without a bug.
 func neighbour(ctx context.Context, k *kernel.Kernel, start record.Snapshot, syms *elfsym.Symbols,
 	choices []record.Choice, trs []*record.Transition, runnable [][]record.TID, max int) (*Neighbour, int) {
-	tried := 0
+	tried, steps := 0, 0
 	for _, c := range candidates(trs, runnable) {
-		if tried >= max || ctx.Err() != nil {
+		if tried >= max || steps >= MaxNeighbourSteps || ctx.Err() != nil {
 			break
 		}
 		tried++
@@ -303,7 +308,8 @@ func neighbour(ctx context.Context, k *kernel.Kernel, start record.Snapshot, sym
 			rest = append(rest, choices[x])
 		}
 		pref = append(pref, rest...)
-		got, ok := guided(k, start, pref, 4*len(choices)+1000)
+		got, ran, ok := guided(k, start, pref, 4*len(choices)+1000)
+		steps += ran
 		if !ok {
 			continue
 		}
@@ -318,15 +324,15 @@ func neighbour(ctx context.Context, k *kernel.Kernel, start record.Snapshot, sym
 
 // guided runs pref from start as far as the threads can: at each PP the
 // first choice of pref whose thread can run (taken out of pref), else the
-// machine's default. It reports the choices made and whether the program
-// ended without a bug within max transitions.
-func guided(k *kernel.Kernel, start record.Snapshot, pref []record.Choice, max int) ([]record.Choice, bool) {
+// machine's default. It reports the choices made, the transitions run,
+// and whether the program ended without a bug within max transitions.
+func guided(k *kernel.Kernel, start record.Snapshot, pref []record.Choice, max int) ([]record.Choice, int, bool) {
 	k.Restore(start)
 	pref = slices.Clone(pref)
 	var made []record.Choice
 	for n := 0; n < max; n++ {
 		if done, bug := k.Ended(); done {
-			return made, bug == nil && !k.Blocked()
+			return made, n, bug == nil && !k.Blocked()
 		}
 		run := k.Runnable()
 		c := k.Default()
@@ -338,11 +344,11 @@ func guided(k *kernel.Kernel, start record.Snapshot, pref []record.Choice, max i
 			}
 		}
 		if _, err := k.Step(c); err != nil {
-			return nil, false
+			return nil, n, false
 		}
 		made = append(made, c)
 	}
-	return nil, false
+	return nil, max, false
 }
 
 // name describes access a of transition i of choices, its data named
