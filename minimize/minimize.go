@@ -61,8 +61,9 @@ type Result struct {
 	Preempted   []bool
 	Preemptions int
 	Bug         *record.Bug
-	// From is the original trace's preemptions; Same says the search
-	// found no trace with fewer and the original is kept.
+	// From is the original trace's preemptions; Same says the result
+	// has as many (the search's first trace with the bug, or the
+	// original itself when the search found none).
 	From int
 	Same bool
 	// Proved: no interleaving of the PP set with fewer preemptions has
