@@ -39,21 +39,17 @@ got. Exit 1: the minimal trace's bug is shown; 2 on errors; 130 when
 interrupted.`,
 		Args: exactly(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "text" && format != "html" && format != "json" {
-				return usageErr("--format: want text, html or json, not %q", format)
+			if err := traceFormat(format); err != nil {
+				return err
 			}
 			if budget <= 0 {
 				return usageErr("--budget %s: want a positive duration", budget)
 			}
-			st, err := openStore(cmd, false)
+			st, run, tr, err := openTrace(cmd, args[0], false)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			run, tr, err := findTrace(st, args[0])
-			if err != nil {
-				return readErr(st.Dir(), err)
-			}
 			var hooks check.Hooks
 			if !quiet {
 				(&outputFlags{interval: 10 * time.Second}).attach(&hooks, cmd.ErrOrStderr())

@@ -139,28 +139,27 @@ func fitStatus(status string, room int) string {
 // (the ratio of the wall clock to the estimator's); det: the clock counts
 // interleavings.
 func forecastText(f check.Forecast, scale float64, det bool) string {
-	if !f.OK {
-		return "ETA not known yet"
-	}
-	if det {
-		return fmt.Sprintf("ETA %d interleavings, likely %d–%d", int64(f.ETA), int64(f.Low), int64(f.High))
-	}
-	r := func(d time.Duration) string { return durationText(float64(d) * scale) }
-	return fmt.Sprintf("ETA %s, likely %s–%s", r(f.ETA), r(f.Low), r(f.High))
+	return forecast(f, scale, det, durationText, "ETA %s, likely %s–%s")
 }
 
 // liveForecastText is forecastText for the live bar: the same figures,
 // shorter (compactDuration), so that with the rest of the status they fit
 // an 80-column terminal uncut.
 func liveForecastText(f check.Forecast, scale float64, det bool) string {
+	return forecast(f, scale, det, compactDuration, "ETA %s (likely %s–%s)")
+}
+
+// forecast writes f in layout (ETA, low, high), times printed by dur.
+func forecast(f check.Forecast, scale float64, det bool, dur func(float64) string, layout string) string {
 	if !f.OK {
 		return "ETA not known yet"
 	}
 	if det {
-		return fmt.Sprintf("ETA %d interleavings (likely %d–%d)", int64(f.ETA), int64(f.Low), int64(f.High))
+		n := func(d time.Duration) string { return fmt.Sprint(int64(d)) }
+		return fmt.Sprintf(strings.Replace(layout, "ETA %s", "ETA %s interleavings", 1), n(f.ETA), n(f.Low), n(f.High))
 	}
-	r := func(d time.Duration) string { return compactDuration(float64(d) * scale) }
-	return fmt.Sprintf("ETA %s (likely %s–%s)", r(f.ETA), r(f.Low), r(f.High))
+	r := func(d time.Duration) string { return dur(float64(d) * scale) }
+	return fmt.Sprintf(layout, r(f.ETA), r(f.Low), r(f.High))
 }
 
 // compactDuration prints a time in nanoseconds in at most two units

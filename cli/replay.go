@@ -47,6 +47,29 @@ func findTrace(st *store.Store, ref string) (*store.Run, *store.TraceRecord, err
 	return nil, nil, fmt.Errorf("run %s has no stored trace %s (only bugs' traces are stored)", run.ID, ref)
 }
 
+// openTrace opens the workspace and finds the trace ref names (findTrace);
+// the caller closes the store.
+func openTrace(cmd *cobra.Command, ref string, readOnly bool) (*store.Store, *store.Run, *store.TraceRecord, error) {
+	st, err := openStore(cmd, readOnly)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	run, tr, err := findTrace(st, ref)
+	if err != nil {
+		st.Close()
+		return nil, nil, nil, readErr(st.Dir(), err)
+	}
+	return st, run, tr, nil
+}
+
+// traceFormat checks a --format of a trace report (writeTrace).
+func traceFormat(format string) error {
+	if format != "text" && format != "html" && format != "json" {
+		return usageErr("--format: want text, html or json, not %q", format)
+	}
+	return nil
+}
+
 // findBug finds the trace of the first bug (in run order) whose signature
 // starts with sig.
 func findBug(st *store.Store, sig string) (*store.Run, *store.TraceRecord, error) {
@@ -81,18 +104,14 @@ transition as it is re-executed. Exit 1 when the trace reproduces its bug,
 2 when it does not reproduce (or on input errors).`,
 		Args: exactly(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "text" && format != "html" && format != "json" {
-				return usageErr("--format: want text, html or json, not %q", format)
+			if err := traceFormat(format); err != nil {
+				return err
 			}
-			st, err := openStore(cmd, true)
+			st, run, tr, err := openTrace(cmd, args[0], true)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			run, tr, err := findTrace(st, args[0])
-			if err != nil {
-				return readErr(st.Dir(), err)
-			}
 			out := cmd.OutOrStdout()
 			opt := check.ReplayOptions{FromStart: fromStart}
 			if step {
