@@ -17,7 +17,14 @@ import (
 // written, and the distinct traces (a resumed run counts those of its own
 // interleavings only, and says so: resumedTraces).
 func crashOutcome(d ExploreJSON) ExploreJSON {
-	d.Run, d.ElapsedSec, d.Files = "", 0, nil
+	d.Run, d.ElapsedSec = "", 0
+	var bugs []*BugJSON
+	for _, b := range d.Bugs {
+		c := *b
+		c.Files = nil
+		bugs = append(bugs, &c)
+	}
+	d.Bugs = bugs
 	d.Traces, d.TracesAtLeast = 0, false
 	return d
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"landslide/check"
+	"landslide/job"
 	"landslide/report"
 	"landslide/store"
 )
@@ -465,7 +466,7 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 		Executed: res.Executed, SleepBlocked: res.SleepBlocked, Blocked: res.Blocked, SelfAborts: res.SelfAborts, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
 		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
-		Races: []RaceJSON{}, Bug: res.Trace, Files: files, SpecOrders: res.SpecOrders, Budgeted: res.Budgeted,
+		Races: []RaceJSON{}, Bugs: []*BugJSON{}, SpecOrders: res.SpecOrders, Budgeted: res.Budgeted,
 		Traces: res.Traces, TracesAtLeast: res.TracesAtLeast, Caveat: res.Caveat,
 	}
 	switch {
@@ -477,6 +478,13 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 	}
 	if run != nil {
 		doc.Run = run.ID
+	}
+	if res.Trace != nil && res.Trace.Bug != nil {
+		var sig string
+		if res.Bug != nil {
+			_, sig = job.Signature(res.Syms, res.Bug)
+		}
+		doc.Bugs = append(doc.Bugs, newBugJSON(res.Trace.Bug, sig, res.Trace, files))
 	}
 	for _, r := range res.Races {
 		doc.Races = append(doc.Races, newRaceJSON(r.Candidate, r.StackA, r.StackB))

@@ -314,14 +314,12 @@ func TestExploreReplayReproduces(t *testing.T) {
 	}
 	// And with --json, the same kind and thread.
 	code, out, _ := runCLI(append(args[1:], "--json")...)
-	var s struct {
-		Bug *report.Bug `json:"bug"`
-	}
-	if err := json.Unmarshal([]byte(out), &s); err != nil || code != ExitBug || s.Bug == nil {
+	var s RunJSON
+	if err := json.Unmarshal([]byte(out), &s); err != nil || code != ExitBug || len(s.Bugs) != 1 {
 		t.Fatalf("replay --json: exit %d, %v", code, err)
 	}
-	if s.Bug.Kind != tr.Bug.Kind || s.Bug.Message != tr.Bug.Message || s.Bug.Thread != tr.Bug.Thread {
-		t.Errorf("replayed bug %+v, explored %+v", s.Bug, tr.Bug)
+	if b := s.Bugs[0]; b.Kind != tr.Bug.Kind || b.Message != tr.Bug.Message || b.Thread != tr.Bug.Thread || b.Signature == "" {
+		t.Errorf("replayed bug %+v, explored %+v", b, tr.Bug)
 	}
 }
 
@@ -349,7 +347,7 @@ func TestExploreVerified(t *testing.T) {
 
 	code, out, _, _ = explore(t, prog, "--quiet", "--json")
 	d := decodeDoc(t, out)
-	if code != ExitOK || d.Result != "verified" || d.ExitCode != 0 || !d.Complete || !d.Verified || d.Bug != nil {
+	if code != ExitOK || d.Result != "verified" || d.ExitCode != 0 || !d.Complete || !d.Verified || len(d.Bugs) != 0 {
 		t.Errorf("--json: exit %d, %+v", code, d)
 	}
 	if d.Interleavings != n || n < 1 {
@@ -385,7 +383,7 @@ func TestExploreBudget(t *testing.T) {
 
 	code, out, _, _ = explore(t, prog, "--quiet", "--max-interleavings", "50", "--json")
 	d := decodeDoc(t, out)
-	if code != ExitBudget || d.Result != "budget" || d.ExitCode != ExitBudget || d.Complete || d.Verified || d.Executed != 50 || d.Bug != nil {
+	if code != ExitBudget || d.Result != "budget" || d.ExitCode != ExitBudget || d.Complete || d.Verified || d.Executed != 50 || len(d.Bugs) != 0 {
 		t.Errorf("--json: exit %d, %+v", code, d)
 	}
 	if d.Proportion <= 0 || d.Proportion >= 1 {

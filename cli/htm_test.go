@@ -43,8 +43,8 @@ func TestRunReplayKeepsFlags(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &again); err != nil || code != ExitBug {
 		t.Fatalf("replay: exit %d, %v\n%s%s", code, err, out, errOut)
 	}
-	if again.TraceHash != first.TraceHash || again.Bug == nil || again.Bug.Message != first.Bug.Message {
-		t.Errorf("the replay line runs differently: %s (%v), want %s (%v)", again.TraceHash, again.Bug, first.TraceHash, first.Bug)
+	if again.TraceHash != first.TraceHash || len(again.Bugs) != 1 || len(first.Bugs) != 1 || again.Bugs[0].Message != first.Bugs[0].Message {
+		t.Errorf("the replay line runs differently: %s (%v), want %s (%v)", again.TraceHash, again.Bugs, first.TraceHash, first.Bugs)
 	}
 }
 

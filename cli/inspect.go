@@ -40,7 +40,7 @@ type storedRunJSON struct {
 	Updated string    `json:"updated"`
 	Command string    `json:"command"`
 	Program string    `json:"program"`
-	Binary  string    `json:"binary"`
+	SHA256  string    `json:"sha256"` // the program file's
 	Args    []string  `json:"args"`
 	Status  string    `json:"status"`
 	Message string    `json:"message"`
@@ -70,19 +70,24 @@ type jobJSON struct {
 	Note          string   `json:"note,omitempty"`
 }
 
+// bugJSON is a stored bug: where its trace is (RUN/JOB/TRACE: replay
+// takes it), what failed, and the function names of the failing stack
+// (innermost first) that its signature covers. A stack of frames, and
+// the trace itself, are under "stack" and "trace" in the BugJSON of the
+// commands that explore.
 type bugJSON struct {
 	Run       string   `json:"run"`
 	Job       int      `json:"job"`
-	Trace     int      `json:"trace"`
+	Trace     int      `json:"trace_id"`
 	Kind      string   `json:"kind"`
 	Message   string   `json:"message"`
 	Signature string   `json:"signature"`
-	Stack     []string `json:"stack"`
+	Stack     []string `json:"functions"`
 }
 
 func runDoc(st *store.Store, r *store.Run, full bool) (storedRunJSON, error) {
 	d := storedRunJSON{ID: r.ID, Created: stamp(r.Created), Updated: stamp(r.Updated), Command: r.Command, Program: r.Program,
-		Binary: r.Binary, Args: r.Args, Status: string(r.Status), Message: r.Message, Env: r.Env}
+		SHA256: r.Binary, Args: r.Args, Status: string(r.Status), Message: r.Message, Env: r.Env}
 	// A reader opens a store only when no process holds it: a run still
 	// marked running lost its process (a kill, a crash, a power cut).
 	interrupted := r.Status == store.StatusRunning
@@ -279,7 +284,7 @@ can be shown once the process ends.`,
 				fmt.Fprintf(out, "  command landslide %s\n", commandLine(d.Args))
 			}
 			fmt.Fprintf(out, "  created %s, updated %s\n", d.Created, d.Updated)
-			fmt.Fprintf(out, "  binary  sha256 %s\n", d.Binary)
+			fmt.Fprintf(out, "  binary  sha256 %s\n", d.SHA256)
 			fmt.Fprintf(out, "  machine %s/%s, %d CPUs, %s, landslide %s, host %s\n", d.Env.OS, d.Env.Arch, d.Env.CPUs, d.Env.GoVersion, d.Env.Version, d.Env.Host)
 			fmt.Fprintf(out, "  status  %s: %s\n", d.Status, d.Message)
 			for _, j := range d.Jobs {
@@ -349,7 +354,7 @@ imports one archive per submission sees which submissions share a bug.`,
 				Signature string    `json:"signature"`
 				Kind      string    `json:"kind"`
 				Message   string    `json:"message"`
-				Stack     []string  `json:"stack"`
+				Stack     []string  `json:"functions"`
 				Count     int       `json:"count"`
 				Runs      []string  `json:"runs"`
 				Bugs      []bugJSON `json:"bugs"`

@@ -28,7 +28,7 @@ func TestCheckerLimitCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rd); err != nil {
 		t.Fatalf("run --json: %v\n%s\n%s", err, out, stderr)
 	}
-	if code != ExitBudget || rd.Result != "limit" || rd.ExitCode != ExitBudget || rd.Bug != nil || rd.Limit == nil || rd.Limit.Message != msg {
+	if code != ExitBudget || rd.Result != "limit" || rd.ExitCode != ExitBudget || len(rd.Bugs) != 0 || rd.Limit == nil || rd.Limit.Message != msg {
 		t.Errorf("run --json: exit %d, %+v", code, rd)
 	}
 
@@ -42,7 +42,7 @@ func TestCheckerLimitCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &ed); err != nil {
 		t.Fatalf("explore --json: %v\n%s\n%s", err, out, stderr)
 	}
-	if code != ExitBudget || ed.Result != "limit" || ed.Stopped != "checker limit" || ed.Bug != nil || ed.Verified || ed.Limit == nil ||
+	if code != ExitBudget || ed.Result != "limit" || ed.Stopped != "checker limit" || len(ed.Bugs) != 0 || ed.Verified || ed.Limit == nil ||
 		ed.Limit.Message != msg || !strings.Contains(ed.Limit.Replay, "--max-threads 4 --schedule ") || ed.Run == "" {
 		t.Errorf("explore --json: exit %d, %+v", code, ed)
 	}

@@ -507,12 +507,22 @@ func (q *qsRun) clock(d time.Duration) string { return check.ClockText(q.det, d)
 // is stored in the store at dir.
 func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 	s := res.Sched
-	var bugs []*QuicksandBug
+	var bugs []*BugJSON
 	for _, cb := range res.Bugs {
-		b := &QuicksandBug{Job: cb.Job, FoundAt: cb.FoundAt.Seconds(), PPSet: cb.PPSet, Message: cb.Message,
-			Signature: cb.Signature, Trace: cb.Trace}
+		b := &BugJSON{Message: cb.Message, Signature: cb.Signature}
+		if kind, msg, ok := strings.Cut(cb.Message, ": "); ok { // "kind: message", as the text says it
+			b.Kind, b.Message = kind, msg
+		}
+		if cb.Trace != nil && cb.Trace.Bug != nil {
+			b = newBugJSON(cb.Trace.Bug, cb.Signature, cb.Trace, nil)
+		}
+		b.Job, b.PPSet = cb.Job, cb.PPSet
 		if q.det {
-			b.FoundAt = float64(cb.FoundAt)
+			n := int64(cb.FoundAt)
+			b.FoundAtInterleavings = &n
+		} else {
+			sec := cb.FoundAt.Seconds()
+			b.FoundAtSeconds = &sec
 		}
 		if b.Trace != nil {
 			name := strings.TrimSuffix(filepath.Base(q.path), filepath.Ext(q.path)) + fmt.Sprintf("-job%d", b.Job)
@@ -558,7 +568,7 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 	}
 	if q.out.json {
 		doc := QuicksandJSON{Program: q.path, Result: outcomeResult(v.Outcome, code), ExitCode: code, Bugs: bugs, VerifiedPPSets: verified,
-			TotalVerification: s.Verified(), UncoveredRacePPs: uncovered, Clock: "wall", Elapsed: time.Duration(s.Now).Seconds(),
+			TotalVerification: s.Verified(), UncoveredRacePPs: uncovered, Clock: "wall", ElapsedSeconds: time.Duration(s.Now).Seconds(),
 			CPUSeconds: res.CPU.Seconds(), Saturation: res.Saturation, AtomicConflicts: []QuicksandConflictJSON{},
 			UncoveredAtomicPPs: uncoveredAtomic}
 		open := map[[2]uint64]bool{}
@@ -570,10 +580,11 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 				BothOrder: n.BothOrder, Job: n.Job, Covered: !open[[2]uint64{n.PCA, n.PCB}]})
 		}
 		if q.det {
-			doc.Clock, doc.Elapsed = "interleavings", float64(s.Now)
+			n := int64(s.Now)
+			doc.Clock, doc.ElapsedInterleavings, doc.ElapsedSeconds = "interleavings", &n, time.Since(q.wall0).Seconds()
 		}
 		if doc.Bugs == nil {
-			doc.Bugs = []*QuicksandBug{}
+			doc.Bugs = []*BugJSON{}
 		}
 		for _, j := range s.Jobs {
 			doc.Jobs = append(doc.Jobs, QuicksandJobJSON{ID: j.ID, PPSet: s.JobPPs(j), Status: j.Status.String(),
@@ -587,7 +598,8 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 			doc.Walks = &QuicksandWalksJSON{Slices: w.Slices, Walks: w.Walks, Seconds: (w.Share + w.Idle).Seconds(),
 				Depth: s.Opt.WalkDepth, Seed: s.Opt.WalkSeed, PCTSlices: w.PCT, Reversal: w.Reversal, ReversalDone: w.ReversalDone, PPSet: w.PPs}
 			if q.det {
-				doc.Walks.Seconds = float64(w.Share)
+				n := int64(w.Share)
+				doc.Walks.Seconds, doc.Walks.Interleavings = 0, &n
 			}
 		}
 		if res.Run != nil {
@@ -607,8 +619,8 @@ func (q *qsRun) report(res *check.QuicksandResult, dir string) error {
 	default:
 		fmt.Fprintln(out, "No bugs were found -- you survived!")
 	}
-	for _, b := range bugs {
-		fmt.Fprintf(out, "BUG (job %d, PPs %s, after %s): %s\n", b.Job, b.PPSet, q.clock(s.Jobs[b.Job-1].FoundAt), b.Message)
+	for i, b := range bugs {
+		fmt.Fprintf(out, "BUG (job %d, PPs %s, after %s): %s\n", b.Job, b.PPSet, q.clock(s.Jobs[b.Job-1].FoundAt), res.Bugs[i].Message)
 		if len(b.Files) > 0 {
 			fmt.Fprintf(out, "   reports: %s\n", strings.Join(b.Files, ", "))
 		}

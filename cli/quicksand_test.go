@@ -18,13 +18,16 @@ type qsDoc = QuicksandJSON
 // qsOutcome is what of a quicksand document must not depend on crashes
 // and resumptions: everything but its times and run ID, where bug
 // reports were written, and the traces (kept only by the process that
-// found the bug).
+// found the bug, with the failing thread and stack).
 func qsOutcome(d qsDoc) qsDoc {
 	d.CPUSeconds, d.Saturation, d.Run = 0, 0, ""
-	var bugs []*QuicksandBug
+	if d.Clock == "interleavings" {
+		d.ElapsedSeconds = 0 // the wall clock
+	}
+	var bugs []*BugJSON
 	for _, b := range d.Bugs {
 		c := *b
-		c.Files, c.Trace = nil, nil
+		c.Files, c.Trace, c.Thread, c.PC, c.Stack, c.Details = nil, nil, 0, 0, nil, nil
 		bugs = append(bugs, &c)
 	}
 	d.Bugs = bugs
@@ -67,7 +70,7 @@ func TestQuicksandFindsDataRaceBugs(t *testing.T) {
 			continue
 		}
 		b := d.Bugs[0]
-		if !strings.HasPrefix(b.Message, f.Expect+":") || !strings.Contains(b.PPSet, "data race at 0x") {
+		if b.Kind != f.Expect || !strings.Contains(b.PPSet, "data race at 0x") {
 			t.Errorf("%s: bug %q in PP set %s; want a %s bug with a data-race PP", f.Name, b.Message, b.PPSet, f.Expect)
 		}
 		// The control completes its one state space with budget left: no
@@ -79,7 +82,7 @@ func TestQuicksandFindsDataRaceBugs(t *testing.T) {
 			len(d.Jobs) != 1 || d.Jobs[0].Status != "complete" {
 			t.Errorf("%s: --control: exit %d, %+v\n%s", f.Name, code, d, errOut)
 		}
-		t.Logf("%s: %s after %.2fs in job %d %s", f.Name, b.Message, b.FoundAt, b.Job, b.PPSet)
+		t.Logf("%s: %s after %.2fs in job %d %s", f.Name, b.Message, *b.FoundAtSeconds, b.Job, b.PPSet)
 	}
 	if n < 5 {
 		t.Errorf("only %d fixtures need a data-race PP", n)
@@ -193,5 +196,5 @@ func TestQuicksandCrashResume(t *testing.T) {
 		wj, _ := json.MarshalIndent(w, "", " ")
 		t.Fatalf("after %d kills:\n%s\nuninterrupted:\n%s", kills, gj, wj)
 	}
-	t.Logf("%d kills; %d jobs, %d suspensions, bug %q at %v interleavings, as uninterrupted", kills, len(got.Jobs), susp, got.Bugs[0].Message, got.Bugs[0].FoundAt)
+	t.Logf("%d kills; %d jobs, %d suspensions, bug %q at %v interleavings, as uninterrupted", kills, len(got.Jobs), susp, got.Bugs[0].Message, *got.Bugs[0].FoundAtInterleavings)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"landslide/check"
+	"landslide/job"
 	"landslide/report"
 )
 
@@ -121,8 +122,12 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 			Program: path, SHA256: hex.EncodeToString(sum[:]), Result: resultName(code), ExitCode: code,
 			ExitStatus: out.ExitStatus, Stdout: string(out.Stdout), PPs: out.PPs,
 			Instructions: out.Instructions, Schedule: check.FormatSchedule(out.Schedule),
-			TraceHash: hex.EncodeToString(out.Hash[:]), Bug: report.NewBug(out.Bug, syms),
+			TraceHash: hex.EncodeToString(out.Hash[:]), Bugs: []*BugJSON{},
 			Leaks: len(out.Leaks), Replay: replay, Limit: newLimitJSON(limit, replay),
+		}
+		if out.Bug != nil {
+			_, sig := job.Signature(syms, out.Bug)
+			doc.Bugs = append(doc.Bugs, newBugJSON(report.NewBug(out.Bug, syms), sig, nil, nil))
 		}
 		if limit != nil {
 			doc.Result = "limit"
@@ -148,7 +153,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	for _, d := range out.Diagnostics {
 		fmt.Fprint(stderr, d)
 	}
-	fmt.Fprintf(stderr, "landslide: %d preemption points, %d instructions, trace %x\n", out.PPs, out.Instructions, out.Hash[:8])
+	fmt.Fprintf(stderr, "landslide: %d preemption points, %d instructions, trace %x\n", out.PPs, out.Instructions, out.Hash[:])
 	switch {
 	case out.Bug != nil:
 		report.NewBug(out.Bug, syms).WriteText(stderr)

@@ -4,6 +4,16 @@ import "landslide/report"
 
 // The JSON documents the commands print with --json. Each is one exported
 // type, so that tests and tools decode the same schema the command writes.
+//
+// One style across commands: keys are snake_case; a time is wall-clock
+// seconds under a key ending in _seconds, and a count of interleavings
+// under one ending in _interleavings (Quicksand's --interleaving-budget
+// clock); the bugs a command found are always the array "bugs" of
+// BugJSON (empty when none), whether the command can find one (run,
+// explore) or many (quicksand); the program file's SHA-256 is "sha256",
+// 64 hex digits, wherever it appears, and a trace's hash is 64 hex digits
+// in text and JSON alike (a bug signature, 16, is a different thing: a
+// key over the bug's kind and stack).
 
 // ExploreJSON is explore's and resume's --json document.
 type ExploreJSON struct {
@@ -38,15 +48,15 @@ type ExploreJSON struct {
 	Bound         int  `json:"preemption_bound,omitempty"`
 	// SpecOrders: with --linearizability, the orders of the calls the
 	// sequential specification holds.
-	SpecOrders    int           `json:"linearizability_orders,omitempty"`
-	Stopped       string        `json:"stopped,omitempty"`
-	Proportion    float64       `json:"estimated_proportion"`
-	EstimatedSize float64       `json:"estimated_size"`
-	ElapsedSec    float64       `json:"elapsed_seconds"`
-	PPSet         []string      `json:"pp_set"`
-	Races         []RaceJSON    `json:"races"`
-	Bug           *report.Trace `json:"bug,omitempty"`
-	Files         []string      `json:"files,omitempty"`
+	SpecOrders    int        `json:"linearizability_orders,omitempty"`
+	Stopped       string     `json:"stopped,omitempty"`
+	Proportion    float64    `json:"estimated_proportion"`
+	EstimatedSize float64    `json:"estimated_size"`
+	ElapsedSec    float64    `json:"elapsed_seconds"`
+	PPSet         []string   `json:"pp_set"`
+	Races         []RaceJSON `json:"races"`
+	// Bugs: the bug that stopped the exploration (at most one).
+	Bugs []*BugJSON `json:"bugs"`
 	// Limit: an execution went past a limit of the checker (result
 	// "limit", stopped "checker limit"): no bug, no verdict.
 	Limit *LimitJSON `json:"limit,omitempty"`
@@ -96,15 +106,37 @@ type RaceSideJSON struct {
 	Atomic bool   `json:"atomic"`
 }
 
-// QuicksandBug is one deduplicated bug of a quicksand run.
-type QuicksandBug struct {
-	Job       int           `json:"job"`
-	FoundAt   float64       `json:"found_at"` // the clock: seconds, or interleavings
-	PPSet     string        `json:"pp_set"`
-	Message   string        `json:"message"`
-	Signature string        `json:"signature"`
-	Files     []string      `json:"files,omitempty"`
-	Trace     *report.Trace `json:"trace,omitempty"`
+// BugJSON is one bug in every command's "bugs": what failed and where
+// (as `landslide bugs` groups it, by Signature), and, where the command
+// explored, the failing interleaving and the report files written for it.
+type BugJSON struct {
+	// Job, PPSet and FoundAt*: quicksand only, the job that found it, its
+	// PP set, and when (its clock: wall seconds, or with
+	// --interleaving-budget interleavings).
+	Job                  int      `json:"job,omitempty"`
+	PPSet                string   `json:"pp_set,omitempty"`
+	FoundAtSeconds       *float64 `json:"found_at_seconds,omitempty"`
+	FoundAtInterleavings *int64   `json:"found_at_interleavings,omitempty"`
+	Kind                 string   `json:"kind,omitempty"`
+	Message              string   `json:"message"`
+	Signature            string   `json:"signature"`
+	// Thread, PC and Stack: the failing thread, instruction and stack;
+	// Details, what else the bug report says (all absent for a bug
+	// a resumed quicksand run found before, whose trace is in the store).
+	Thread  int32           `json:"thread,omitempty"`
+	PC      uint64          `json:"pc,omitempty"`
+	Stack   []report.Frame  `json:"stack,omitempty"`
+	Details []report.Detail `json:"details,omitempty"` // e.g. a linearizability violation's histories
+	// Files are the reports written (text, HTML, JSON of Trace).
+	Files []string      `json:"files,omitempty"`
+	Trace *report.Trace `json:"trace,omitempty"`
+}
+
+// newBugJSON is the bug b (symbolised; nil: none) with its signature and
+// the trace that found it (nil: run's one execution).
+func newBugJSON(b *report.Bug, sig string, tr *report.Trace, files []string) *BugJSON {
+	return &BugJSON{Kind: b.Kind, Message: b.Message, Signature: sig, Thread: b.Thread, PC: b.PC, Stack: b.Stack, Details: b.Details,
+		Files: files, Trace: tr}
 }
 
 // QuicksandJSON is quicksand's --json document.
@@ -112,7 +144,7 @@ type QuicksandJSON struct {
 	Program           string             `json:"program"`
 	Result            string             `json:"result"`
 	ExitCode          int                `json:"exit_code"`
-	Bugs              []*QuicksandBug    `json:"bugs"`
+	Bugs              []*BugJSON         `json:"bugs"`
 	Jobs              []QuicksandJobJSON `json:"jobs"`
 	VerifiedPPSets    []string           `json:"verified_pp_sets"`
 	TotalVerification bool               `json:"total_verification"`
@@ -126,12 +158,15 @@ type QuicksandJSON struct {
 	UncoveredAtomicPPs []string                `json:"uncovered_atomic_conflict_pps"`
 	// Walks: the PCT walks Quicksand ran beside its jobs (nil when none
 	// ran). They never count towards a verification.
-	Walks      *QuicksandWalksJSON `json:"walks,omitempty"`
-	Clock      string              `json:"clock"`
-	Elapsed    float64             `json:"elapsed"` // seconds, or interleavings
-	CPUSeconds float64             `json:"cpu_seconds"`
-	Saturation float64             `json:"core_saturation"`
-	Run        string              `json:"run,omitempty"`
+	Walks *QuicksandWalksJSON `json:"walks,omitempty"`
+	// Clock is what the budget counted: "wall" (seconds) or
+	// "interleavings"; ElapsedInterleavings is set with the latter.
+	Clock                string  `json:"clock"`
+	ElapsedSeconds       float64 `json:"elapsed_seconds"`
+	ElapsedInterleavings *int64  `json:"elapsed_interleavings,omitempty"`
+	CPUSeconds           float64 `json:"cpu_seconds"`
+	Saturation           float64 `json:"core_saturation"`
+	Run                  string  `json:"run,omitempty"`
 	// Caveats: the jobs' distinct caveats (QuicksandJobJSON.Caveat).
 	Caveats []string `json:"caveats,omitempty"`
 }
@@ -154,9 +189,10 @@ type QuicksandConflictJSON struct {
 type QuicksandWalksJSON struct {
 	Slices int `json:"slices"`
 	Walks  int `json:"walks"`
-	// Seconds is the time the walks took (interleavings with the
-	// interleaving clock, where each walk counts one).
-	Seconds float64 `json:"elapsed"`
+	// Seconds is the time the walks took, on the wall clock; with the
+	// interleaving clock, Interleavings (each walk counts one).
+	Seconds       float64 `json:"elapsed_seconds,omitempty"`
+	Interleavings *int64  `json:"elapsed_interleavings,omitempty"`
 	// Depth is PCT's d; Seed the first PCT slice's seed (PCT slice k has
 	// seed Seed+k-1); PCTSlices the PCT slices, the others being
 	// race-reversal slices.
@@ -191,17 +227,18 @@ type QuicksandJobJSON struct {
 
 // RunJSON is run's --json document.
 type RunJSON struct {
-	Program      string      `json:"program"`
-	SHA256       string      `json:"sha256"`
-	Result       string      `json:"result"`
-	ExitCode     int         `json:"exit_code"`
-	ExitStatus   int         `json:"exit_status"`
-	Stdout       string      `json:"stdout"`
-	PPs          int         `json:"preemption_points"`
-	Instructions uint64      `json:"instructions"`
-	Schedule     string      `json:"schedule"`
-	TraceHash    string      `json:"trace_hash"`
-	Bug          *report.Bug `json:"bug,omitempty"`
+	Program      string `json:"program"`
+	SHA256       string `json:"sha256"`
+	Result       string `json:"result"`
+	ExitCode     int    `json:"exit_code"`
+	ExitStatus   int    `json:"exit_status"`
+	Stdout       string `json:"stdout"`
+	PPs          int    `json:"preemption_points"`
+	Instructions uint64 `json:"instructions"`
+	Schedule     string `json:"schedule"`
+	TraceHash    string `json:"trace_hash"`
+	// Bugs: the execution's bug, if it had one.
+	Bugs []*BugJSON `json:"bugs"`
 	// Limit: the execution went past a limit of the checker (result
 	// "limit", exit 3): no bug.
 	Limit  *LimitJSON `json:"limit,omitempty"`

@@ -328,7 +328,7 @@ func main() {
 		"(QS-LHB `--hb limited`, QS-PHB `--hb pure`, ICB `--control --icb`, DPOR `--control`, ShMem `--control --preempt-everywhere`). "+
 		"With N CPUs a Quicksand cell runs with `-c N --budget %s/N` and a home stretch of %s, one cell at a time; "+
 		"a control (one state space, one CPU) runs with `-c 1 --budget %s`, N cells at once. "+
-		"A cell is the first bug and the wall clock to it (found_at), a total verification and its time, "+
+		"A cell is the first bug and the wall clock to it (found_at_seconds), a total verification and its time, "+
 		"\"complete\" when every state space completed with no bug but data-race candidates stayed uncovered "+
 		"(no total verification: under --control races never become PPs; quicksand ends early, exit 0), or — when the budget ran out. "+
 		"A row marked * is the library's own fixture (the test shipped to expose its bug). %s wall time in all.\n",
