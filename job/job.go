@@ -490,6 +490,7 @@ func NewTrace(cfg Config, syms *elfsym.Symbols, ppset []string, races []*RaceRep
 			}
 		}
 	}
+	vals := raceValues(cfg, trs, choices, byPC)
 	for i, tr := range trs {
 		s := report.Step{
 			Index:     i,
@@ -504,7 +505,7 @@ func NewTrace(cfg Config, syms *elfsym.Symbols, ppset []string, races []*RaceRep
 			s.Events = append(s.Events, report.SyncEventText(e))
 		}
 		if tr.PP.Kind == record.PPDataRace {
-			s.Race = racePair(syms, tr.PP.PC, byPC[tr.PP.PC], trs, i)
+			s.Race = racePair(syms, tr.PP.PC, byPC[tr.PP.PC], trs, i, vals)
 		}
 		t.Steps = append(t.Steps, s)
 	}
@@ -518,14 +519,14 @@ func NewTrace(cfg Config, syms *elfsym.Symbols, ppset []string, races []*RaceRep
 // of this trace that runs the other instruction nearest to step i (the
 // first after it, else the last before it), or "another thread" if none
 // does here.
-func racePair(syms *elfsym.Symbols, pc uint64, r *RaceReport, trs []*record.Transition, i int) *report.RacePair {
+func racePair(syms *elfsym.Symbols, pc uint64, r *RaceReport, trs []*record.Transition, i int, vals map[valueAt]uint64) *report.RacePair {
 	here := report.Frames(syms, []uint64{pc})[0]
 	if r == nil {
 		return &report.RacePair{Access: here, Text: "configured data-race PP (no race candidate with this instruction was seen in this state space)"}
 	}
-	other, otherW := r.B, r.B.Write
+	other, otherW, hereW := r.B, r.B.Write, r.A.Write
 	if r.B.PC == pc && r.A.PC != pc {
-		other, otherW = r.A, r.A.Write
+		other, otherW, hereW = r.A, r.A.Write, r.B.Write
 	}
 	of := report.Frames(syms, []uint64{other.PC})[0]
 	kind := "read"
@@ -537,17 +538,118 @@ func racePair(syms *elfsym.Symbols, pc uint64, r *RaceReport, trs []*record.Tran
 		order = "both-order"
 	}
 	who := "another thread's"
-	t, ok := otherThread(trs, i, other.PC)
+	t, k, ok := otherThread(trs, i, other.PC)
 	if ok {
 		who = fmt.Sprintf("thread %d's", t)
 	}
-	return &report.RacePair{Access: here, Other: of, OtherThread: int32(t),
+	p := &report.RacePair{Access: here, Other: of, OtherThread: int32(t),
 		Text: fmt.Sprintf("races with %s %s at %s (%s candidate)", who, kind, of.Text, order)}
+	// The values, where the trace's re-run saw them: this thread's access
+	// runs at the start of its next transition.
+	var said []string
+	if j := nextOf(trs, i); j >= 0 {
+		if v, ok := vals[valueAt{j, pc}]; ok {
+			p.Value = &v
+			said = append(said, fmt.Sprintf("this %s %s", accessVerb(hereW), valueText(v)))
+		}
+	}
+	if ok {
+		if v, found := vals[valueAt{k, other.PC}]; found {
+			p.OtherValue = &v
+			said = append(said, fmt.Sprintf("thread %d's %s %s", t, accessVerb(otherW), valueText(v)))
+		}
+	}
+	if len(said) > 0 {
+		p.Text += ": " + strings.Join(said, ", ")
+	}
+	return p
+}
+
+// accessVerb: "read" for a read, "write" for a write, as a value's verb
+// ("this read got 2", "thread 3's write stored 3").
+func accessVerb(write bool) string {
+	if write {
+		return "write stored"
+	}
+	return "read got"
+}
+
+// valueText prints a value in decimal, and in hex when it looks like an
+// address or a bit pattern.
+func valueText(v uint64) string {
+	if v < 1<<16 {
+		return fmt.Sprint(v)
+	}
+	return fmt.Sprintf("%#x", v)
+}
+
+// valueAt is the first access by instruction pc in transition index i.
+type valueAt struct {
+	i  int
+	pc uint64
+}
+
+// nextOf is the index of the next transition of step i's thread (-1: it
+// runs no more).
+func nextOf(trs []*record.Transition, i int) int {
+	for j := i + 1; j < len(trs); j++ {
+		if trs[j].Thread == trs[i].Thread {
+			return j
+		}
+	}
+	return -1
+}
+
+// raceValues re-runs the trace's choices on a new machine and returns the
+// values of the accesses its data-race steps name: at each data-race PP,
+// the access the thread makes next, and the other thread's access that
+// racePair names. None (nil) when the trace has no such step or the
+// re-run fails; the trace then shows no values.
+func raceValues(cfg Config, trs []*record.Transition, choices []record.Choice, byPC map[uint64]*RaceReport) map[valueAt]uint64 {
+	want := map[int][]uint64{}
+	for i, tr := range trs {
+		r := byPC[tr.PP.PC]
+		if tr.PP.Kind != record.PPDataRace || r == nil {
+			continue
+		}
+		other := r.B.PC
+		if r.B.PC == tr.PP.PC && r.A.PC != tr.PP.PC {
+			other = r.A.PC
+		}
+		if j := nextOf(trs, i); j >= 0 {
+			want[j] = append(want[j], tr.PP.PC)
+		}
+		if _, k, ok := otherThread(trs, i, other); ok {
+			want[k] = append(want[k], other)
+		}
+	}
+	if len(want) == 0 || len(choices) < len(trs) || cfg.Image == nil {
+		return nil
+	}
+	k, err := kernel.New(cfg.Image, cfg.Spec.KernelConfig())
+	if err != nil {
+		return nil
+	}
+	vals := map[valueAt]uint64{}
+	for i := range trs {
+		if done, _ := k.Ended(); done {
+			break
+		}
+		_, got, err := k.StepValues(choices[i], want[i])
+		for pc, v := range got {
+			vals[valueAt{i, pc}] = v
+		}
+		if err != nil {
+			break
+		}
+	}
+	return vals
 }
 
 // otherThread is the thread other than step i's that runs an access at
-// pc nearest to step i: the first after it, else the last before it.
-func otherThread(trs []*record.Transition, i int, pc uint64) (record.TID, bool) {
+// pc nearest to step i, the first after it, else the last before it, and
+// the index of that transition.
+func otherThread(trs []*record.Transition, i int, pc uint64) (record.TID, int, bool) {
 	runs := func(k int) bool {
 		if trs[k].Thread == trs[i].Thread {
 			return false
@@ -561,13 +663,13 @@ func otherThread(trs []*record.Transition, i int, pc uint64) (record.TID, bool) 
 	}
 	for k := i + 1; k < len(trs); k++ {
 		if runs(k) {
-			return trs[k].Thread, true
+			return trs[k].Thread, k, true
 		}
 	}
 	for k := i - 1; k >= 0; k-- {
 		if runs(k) {
-			return trs[k].Thread, true
+			return trs[k].Thread, k, true
 		}
 	}
-	return 0, false
+	return 0, -1, false
 }

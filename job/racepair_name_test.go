@@ -25,7 +25,7 @@ func TestRacePairNamesThisTrace(t *testing.T) {
 		{Thread: 3, Accesses: acc(0x200)},                              // thread 3 reads at 0x200
 		{Thread: 2, Accesses: acc(0x100)},
 	}
-	p := racePair(nil, 0x100, c, trs, 1)
+	p := racePair(nil, 0x100, c, trs, 1, nil)
 	if p.OtherThread != 3 || !strings.Contains(p.Text, "races with thread 3's read at") {
 		t.Errorf("race note %q (other thread %d), want thread 3's read", p.Text, p.OtherThread)
 	}
@@ -34,12 +34,12 @@ func TestRacePairNamesThisTrace(t *testing.T) {
 	}
 	// The read only before the PP: the last one before it.
 	trs2 := []*record.Transition{{Thread: 4, Accesses: acc(0x200)}, {Thread: 2, PP: record.PP{Kind: record.PPDataRace, PC: 0x100}}}
-	if p := racePair(nil, 0x100, c, trs2, 1); p.OtherThread != 4 {
+	if p := racePair(nil, 0x100, c, trs2, 1, nil); p.OtherThread != 4 {
 		t.Errorf("race note %q: want thread 4's, the one before", p.Text)
 	}
 	// No other thread reads there in this trace.
 	trs3 := []*record.Transition{{Thread: 2, PP: record.PP{Kind: record.PPDataRace, PC: 0x100}}, {Thread: 2, Accesses: acc(0x200)}}
-	if p := racePair(nil, 0x100, c, trs3, 0); p.OtherThread != 0 || !strings.Contains(p.Text, "another thread's read") || p.OtherName() != "another thread" {
+	if p := racePair(nil, 0x100, c, trs3, 0, nil); p.OtherThread != 0 || !strings.Contains(p.Text, "another thread's read") || p.OtherName() != "another thread" {
 		t.Errorf("race note %q (other thread %d), want another thread's", p.Text, p.OtherThread)
 	}
 }

@@ -34,3 +34,24 @@ func (k *Kernel) AccessStacks(snap record.Snapshot, tid record.TID, pcs []uint64
 	}
 	return want
 }
+
+// StepValues is Step, also giving the value that the first access made
+// by each instruction of pcs in this transition read or wrote (as the
+// little-endian bytes of its size; no entry for an instruction that made
+// no shared access). Bug traces show the values of racing accesses with
+// it, on a re-run of the trace: no exploration pays for it.
+func (k *Kernel) StepValues(c record.Choice, pcs []uint64) (*record.Transition, map[uint64]uint64, error) {
+	k.values = make(map[uint64]*uint64, len(pcs))
+	for _, pc := range pcs {
+		k.values[pc] = nil
+	}
+	defer func() { k.values = nil }()
+	t, err := k.Step(c)
+	got := make(map[uint64]uint64, len(pcs))
+	for pc, v := range k.values {
+		if v != nil {
+			got[pc] = *v
+		}
+	}
+	return t, got, err
+}

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -48,6 +49,33 @@ func TestDataName(t *testing.T) {
 		{block + 8, "heap block 1 from thr_create+8"},
 		{main.stackHi - 8, "thread 1's stack"},
 		{0x10, ""},
+	} {
+		if got := k.DataName(c.addr); got != c.want {
+			t.Errorf("DataName(%#x) = %q, want %q", c.addr, got, c.want)
+		}
+	}
+	// Stack slots by the function whose frame holds them. In the next
+	// transition thread 1 stops inside thread_create, past its prologue:
+	// by the ABI's frame record, s0 is the frame's CFA, with the return
+	// address at s0-8 and the caller's s0 (its own CFA) at s0-16.
+	if _, err := k.Step(record.Choice{Thread: 1}); err != nil {
+		t.Fatal(err)
+	}
+	x := &k.cpu.X
+	fp := x[8]
+	if fn := k.funcName(k.cpu.PC); fn != "thread_create" || fp <= x[2] {
+		t.Fatalf("thread 1 stopped in %s (sp %#x, s0 %#x), not inside thread_create's body", fn, x[2], fp)
+	}
+	ra, _ := k.mem.Read64(fp - 8)
+	callerCFA, _ := k.mem.Read64(fp - 16)
+	for _, c := range []struct {
+		addr uint64
+		want string
+	}{
+		{x[2], fmt.Sprintf("thread_create's frame-%d on thread 1's stack", fp-x[2])},
+		{fp - 8, "thread_create's frame-8 on thread 1's stack"},
+		{fp + 8, fmt.Sprintf("%s's frame-%d on thread 1's stack", k.funcName(ra-4), callerCFA-fp-8)},
+		{x[2] - 8, "thread 1's stack"}, // below sp: no frame
 	} {
 		if got := k.DataName(c.addr); got != c.want {
 			t.Errorf("DataName(%#x) = %q, want %q", c.addr, got, c.want)

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -272,6 +273,9 @@ type Kernel struct {
 	// access by each instruction it holds with a nil stack
 	// (AccessStacks).
 	capture map[uint64][]uint64
+	// values, when not nil, makes Access record the value the first access
+	// by each instruction it holds read or wrote (StepValues).
+	values map[uint64]*uint64
 	// preStep is the memory at the start of the transition of a thread
 	// with a weak transaction in flight: the old values of its undo log.
 	preStep *mem.Snapshot
@@ -1093,6 +1097,17 @@ func (k *Kernel) Access(addr uint64, size uint8, f cpu.AccessFlags, pc uint64) {
 	if k.capture != nil {
 		if st, ok := k.capture[pc]; ok && st == nil {
 			k.capture[pc] = k.stackAt(pc)
+		}
+	}
+	if k.values != nil {
+		if v, ok := k.values[pc]; ok && v == nil {
+			// The CPU reports an access after it: memory holds what a load
+			// read and what a store wrote.
+			var b [8]byte
+			if size <= 8 && k.mem.ReadBytes(addr, b[:size]) == nil {
+				x := binary.LittleEndian.Uint64(b[:])
+				k.values[pc] = &x
+			}
 		}
 	}
 	if write && k.preStep != nil && k.weakOwner() {

@@ -406,10 +406,45 @@ func (k *Kernel) DataName(a uint64) string {
 		}
 		return name
 	}
-	for _, t := range k.st.threads {
+	for i := range k.st.threads {
+		t := &k.st.threads[i]
 		if t.stackLo < t.stackHi && a >= t.stackLo && a < t.stackHi {
+			if fn, below, ok := k.frameOf(t, a); ok {
+				return fmt.Sprintf("%s's frame-%d on thread %d's stack", fn, below, t.tid)
+			}
 			return fmt.Sprintf("thread %d's stack", t.tid)
 		}
 	}
 	return ""
+}
+
+// frameOf finds the frame of thread t's stack (as it is now) that holds
+// address a: the function whose frame it is, and how far a lies below
+// the frame's CFA (the sp at the call into it). ok is false for stack
+// memory outside every frame (below sp, or above the outermost frame).
+func (k *Kernel) frameOf(t *thread, a uint64) (fn string, below uint64, ok bool) {
+	pc, ra, sp, fp := t.pc, t.regs[1], t.regs[2], t.regs[8]
+	if k.cur() == t {
+		x := &k.cpu.X
+		pc, ra, sp, fp = k.cpu.PC, x[1], x[2], x[8]
+	} else if _, modelled := k.thrFuncs[pc]; !t.atBreak && !modelled && pc >= 4 {
+		pc -= 4 // stopped after an ecall: the ecall's function
+	}
+	frames, cfas := k.syms.UnwindCFA(pc, ra, sp, fp, k.mem.Read64, 32)
+	lo := sp
+	for i, cfa := range cfas {
+		if cfa < lo {
+			break // not moving up the stack: the unwinder lost the frame
+		}
+		if a >= lo && a < cfa {
+			at := frames[i]
+			if i > 0 && at >= 4 {
+				at -= 4 // a return address: its call names the frame
+			}
+			name, _, found := k.syms.FuncAt(at)
+			return name, cfa - a, found
+		}
+		lo = cfa
+	}
+	return "", 0, false
 }

@@ -102,6 +102,7 @@ type Access struct {
 	Write  bool
 	Addr   uint64
 	Data   string       // the data's name ("balance", "acct+4"), or ""
+	Value  *uint64      // what it read or wrote in the failing trace (nil: not seen)
 	Where  report.Frame // the instruction
 	Source string       // its source line's text, when the file is at hand
 }
@@ -357,16 +358,29 @@ func guided(k *kernel.Kernel, start record.Snapshot, pref []record.Choice, max i
 // where it was allocated, a stack by its thread).
 func name(k *kernel.Kernel, start record.Snapshot, choices []record.Choice, i int, syms *elfsym.Symbols, t record.TID, a record.Access) Access {
 	k.Restore(start)
-	for _, c := range choices[:i+1] {
-		if _, err := k.Step(c); err != nil && !errors.Is(err, record.ErrBudget) {
+	var value *uint64
+	for x, c := range choices[:i+1] {
+		var err error
+		if x == i {
+			var got map[uint64]uint64
+			if _, got, err = k.StepValues(c, []uint64{a.PC}); err == nil || errors.Is(err, record.ErrBudget) {
+				if v, ok := got[a.PC]; ok {
+					value = &v
+				}
+			}
+		} else {
+			_, err = k.Step(c)
+		}
+		if err != nil && !errors.Is(err, record.ErrBudget) {
 			break
 		}
 	}
 	f := report.Frames(syms, []uint64{a.PC})[0]
-	return Access{Thread: t, Write: a.Write, Addr: a.Addr, Data: k.DataName(a.Addr), Where: f, Source: sourceLine(f.File, f.Line)}
+	return Access{Thread: t, Write: a.Write, Addr: a.Addr, Data: k.DataName(a.Addr), Value: value, Where: f, Source: sourceLine(f.File, f.Line)}
 }
 
-// accessText: "thread 2's write of balance at deposit (bank.c:15) `balance = b`".
+// accessText: "thread 2's write of balance (storing 6) at deposit
+// (bank.c:15) `balance = b`".
 func accessText(a Access) string {
 	kind := "read"
 	if a.Write {
@@ -375,6 +389,13 @@ func accessText(a Access) string {
 	data := a.Data
 	if data == "" {
 		data = fmt.Sprintf("%#x", a.Addr)
+	}
+	if a.Value != nil {
+		verb := "got"
+		if a.Write {
+			verb = "storing"
+		}
+		data += fmt.Sprintf(" (%s %s)", verb, valueText(*a.Value))
 	}
 	s := fmt.Sprintf("thread %d's %s of %s at %s", a.Thread, kind, data, a.Where.Text)
 	if a.Source != "" {
@@ -449,4 +470,13 @@ func voluntary(k record.PPKind) bool {
 		return true
 	}
 	return false
+}
+
+// valueText prints a value in decimal, and in hex when it looks like an
+// address or a bit pattern (as traces print racing values).
+func valueText(v uint64) string {
+	if v < 1<<16 {
+		return fmt.Sprint(v)
+	}
+	return fmt.Sprintf("%#x", v)
 }

@@ -81,10 +81,16 @@ type Step struct {
 
 // RacePair is the pair of racing accesses behind a data-race PP.
 type RacePair struct {
-	Access      Frame  `json:"access"`       // the access at this PP
-	Other       Frame  `json:"other"`        // the access it races with
-	OtherThread int32  `json:"other_thread"` // 0: no thread of this trace runs the other access
-	Text        string `json:"text"`         // e.g. "races with thread 2's write at count (fig1.c:30)"
+	Access      Frame `json:"access"`       // the access at this PP
+	Other       Frame `json:"other"`        // the access it races with
+	OtherThread int32 `json:"other_thread"` // 0: no thread of this trace runs the other access
+	// Value and OtherValue: what the access at this PP (made at the start
+	// of the thread's next transition) and the other thread's read or
+	// wrote in this trace, as the bytes of the access's size (absent when
+	// not seen).
+	Value      *uint64 `json:"value,omitempty"`
+	OtherValue *uint64 `json:"other_value,omitempty"`
+	Text       string  `json:"text"` // e.g. "races with thread 2's write at count (fig1.c:30) (…): this read got 1, thread 2's write stored 2"
 }
 
 // PPLabel is the label of a PP in a trace: the function's name for a sync

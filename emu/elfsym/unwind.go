@@ -201,19 +201,35 @@ const DefaultMaxFrames = 256
 // pointer is 0 or the frames stop moving up the stack (a cycle), when a
 // read fails, or after max frames (DefaultMaxFrames when max <= 0).
 func (s *Symbols) Unwind(pc, ra, sp, fp uint64, read func(addr uint64) (uint64, bool), max int) []uint64 {
+	frames, _ := s.unwind(pc, ra, sp, fp, read, max, false)
+	return frames
+}
+
+// UnwindCFA is Unwind with each frame's canonical frame address: the sp
+// its caller had at the call, so frame i's stack memory is [cfa[i-1],
+// cfa[i]) (from sp for frame 0). cfa can be one shorter than the frames,
+// when the outermost frame's could not be found.
+func (s *Symbols) UnwindCFA(pc, ra, sp, fp uint64, read func(addr uint64) (uint64, bool), max int) (frames, cfa []uint64) {
+	return s.unwind(pc, ra, sp, fp, read, max, true)
+}
+
+func (s *Symbols) unwind(pc, ra, sp, fp uint64, read func(addr uint64) (uint64, bool), max int, withCFA bool) (frames, cfas []uint64) {
 	if max <= 0 {
 		max = DefaultMaxFrames
 	}
-	frames := []uint64{pc}
+	frames = []uint64{pc}
 	caller, ok := s.unwindFirst(pc, ra, sp, fp, read)
-	for ok && len(frames) < max {
-		if caller.pc == 0 || caller.pc%4 != 0 || !s.IsInstruction(caller.pc-4) {
+	for ok {
+		if withCFA {
+			cfas = append(cfas, caller.sp) // the caller's sp: this frame's CFA
+		}
+		if len(frames) >= max || caller.pc == 0 || caller.pc%4 != 0 || !s.IsInstruction(caller.pc-4) {
 			break
 		}
 		frames = append(frames, caller.pc)
 		caller, ok = s.unwindOuter(caller, read)
 	}
-	return frames
+	return frames, cfas
 }
 
 // unwindFirst finds the caller of the innermost frame. The result's sp is
