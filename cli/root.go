@@ -68,6 +68,12 @@ func argCount(min, max int) cobra.PositionalArgs {
 
 // NewRoot builds the command tree.
 func NewRoot() *cobra.Command {
+	root, _ := newRoot()
+	return root
+}
+
+func newRoot() (*cobra.Command, *profiler) {
+	prof := &profiler{}
 	root := &cobra.Command{
 		Use:   "landslide",
 		Short: "A stateless model checker for concurrent C programs on a deterministic RISC-V emulator",
@@ -78,13 +84,19 @@ interleavings, and reports each failing interleaving with a readable trace.`,
 		SilenceErrors: true,
 		Version:       versionLine(),
 		// Flag values no command can use are refused in one place.
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return checkFlagValues(cmd) },
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFlagValues(cmd); err != nil {
+				return err
+			}
+			return prof.start()
+		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().String("store", DefaultStore, "the workspace store directory (also $LANDSLIDE_STORE)")
+	addProfileFlags(root, prof)
 	root.AddCommand(newRunCmd(), newExploreCmd(), newQuicksandCmd(), newCCCmd(), newResumeCmd(), newReplayCmd(), newMinimizeCmd(), newRacesCmd(),
 		newLsCmd(), newShowCmd(), newBugsCmd(), newExportCmd(), newImportCmd(), newVerifyStoreCmd(), newVersionCmd(), newSuiteCmd())
-	return root
+	return root, prof
 }
 
 // positiveFlags must be above zero when given: 0 would be no thread
@@ -206,12 +218,18 @@ func quoteArgs(args []string) []string {
 
 // Main runs the command line and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	root := NewRoot()
+	root, prof := newRoot()
 	root.SetArgs(args)
 	root.Annotations = map[string]string{argvListKey: strings.Join(args, "\x00")}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
+	if perr := prof.stop(); perr != nil {
+		fmt.Fprintf(stderr, "landslide: %v\n", perr)
+		if err == nil {
+			err = &exitError{code: ExitUsage}
+		}
+	}
 	if err == nil {
 		return ExitOK
 	}
