@@ -223,13 +223,18 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	root.Annotations = map[string]string{argvListKey: strings.Join(args, "\x00")}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
-	if perr := prof.stop(); perr != nil {
-		fmt.Fprintf(stderr, "landslide: %v\n", perr)
-		if err == nil {
-			err = &exitError{code: ExitUsage}
+	code := exitCodeOf(root.Execute(), stderr)
+	if err := prof.stop(); err != nil {
+		fmt.Fprintf(stderr, "landslide: %v\n", err)
+		if code == ExitOK {
+			code = ExitUsage
 		}
 	}
+	return code
+}
+
+// exitCodeOf is the exit code of a command's error, its message said.
+func exitCodeOf(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
