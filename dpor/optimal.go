@@ -164,6 +164,9 @@ type optimalStrategy struct {
 	// absentUsed: it did before that (a decision the restart undoes);
 	// restart: explore the state space again from the root.
 	conservative, absentUsed, restart bool
+	// seq is reverse's buffer for the sequence it builds: nothing keeps
+	// it (rerunSeq and the wakeup tree's insert copy what they keep).
+	seq []event
 }
 
 // restartNow implements restarter: optimal DPOR learned, after deciding
@@ -422,7 +425,8 @@ func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
 	if i >= len(s.nodes) || j >= len(evs) {
 		return
 	}
-	var v []event
+	v := s.seq[:0]
+	defer func() { s.seq = v[:0] }()
 	moved := false // a transition of v changed another thread's runnability, which v moved
 	for k := i + 1; k < len(evs); k++ {
 		if k != j && !x.an.happensAfter(i, k) {
@@ -442,7 +446,7 @@ func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
 		// on what it reads). Or v moved a transition that changed a
 		// thread's runnability before that thread's own steps. Run v
 		// there to see what it does.
-		if out, ok := x.rerunSeq(i, append(slices.Clip(v), last)); ok {
+		if out, ok := x.rerunSeq(i, append(v, last)); ok { // (rerunSeq copies its argument)
 			v, last = out[:len(out)-1], out[len(out)-1]
 		} else {
 			last.open = true

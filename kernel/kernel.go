@@ -230,10 +230,15 @@ type state struct {
 // clone copies the state for a snapshot. Only threads are copied: every
 // other slice is replaced, never written in place (appends use full slice
 // expressions), and the heap is copy-on-write (heapState.own).
-func (s *state) clone() state {
+func (s *state) clone() state { return s.cloneInto(nil) }
+
+// cloneInto is clone with the threads copied into buf's array when it is
+// large enough (Restore passes the live state's own, which nothing else
+// refers to once it is replaced).
+func (s *state) cloneInto(buf []thread) state {
 	s.heap.shared = true
 	c := *s
-	c.threads = append([]thread(nil), s.threads...)
+	c.threads = append(buf[:0], s.threads...)
 	return c
 }
 
@@ -482,6 +487,9 @@ func (k *Kernel) Runnable() []record.TID {
 	var out []record.TID
 	for i := range k.st.threads {
 		if t := &k.st.threads[i]; t.schedulable() && !k.waitsForTxn(t) && !k.callBlocked(t) {
+			if out == nil {
+				out = make([]record.TID, 0, len(k.st.threads)-i) // one allocation, not one per doubling
+			}
 			out = append(out, t.tid)
 		}
 	}
@@ -596,7 +604,9 @@ func (k *Kernel) Restore(s record.Snapshot) {
 	k.cpu.X, k.cpu.PC, k.cpu.Instret = sn.regs, sn.pc, sn.instret
 	k.cpu.ClearReservation()
 	k.cpu.CancelResume() // a step cut short by a limit may have left it set
-	k.st = sn.st.clone()
+	// The live threads are the kernel's own (Snapshot copies them): their
+	// array takes the snapshot's, rather than a new one at every restore.
+	k.st = sn.st.cloneInto(k.st.threads)
 	k.tr = nil
 	k.txn = nil
 	k.preStep = nil

@@ -373,6 +373,7 @@ func (c *CPU) refill(pc uint64) bool {
 			cp.insts[i].Brk = c.bps[vpn<<mem.PageShift|uint64(i*4)]
 		}
 		markOrdered(cp.insts[:])
+		p.Pin() // keyed by its address: never recycled as another page
 		c.codes[p] = cp
 	}
 	c.code, c.codeVPN = cp, vpn

@@ -21,6 +21,13 @@
 //	M3. Gen changes whenever a cached page pointer may have become stale
 //	    (snapshot, restore, map, unmap, protect, and a page allocated or
 //	    cloned by WritePage); caches compare it.
+//	M4. At Restore, what the current epoch allocated is garbage: by M1
+//	    only the old root reached it, and Restore replaces the root. So
+//	    Restore recycles it, unless a Snapshot was taken in the epoch
+//	    (then the snapshot holds it, and the list was dropped). Optimal
+//	    DPOR's re-runs and every leaf of a search write pages after the
+//	    last snapshot: without recycling, copying them was a fifth of
+//	    what an exploration allocated.
 //
 // Host accesses (ReadBytes, WriteBytes, Read64, ...) ignore permissions: they
 // are for the loader and the kernel. Guest accesses go through the CPU, which
@@ -84,6 +91,17 @@ func (p Perm) String() string {
 type Page struct {
 	Data  [PageSize]byte
 	epoch uint64
+	// pinned: a cache outside the Memory keys on this page's address
+	// (Pin), so it is never recycled (M4) as another page.
+	pinned bool
+}
+
+// Pin keeps p from being recycled as another page: for caches keyed by a
+// page's address, such as the CPU's decoded code pages.
+func (p *Page) Pin() {
+	if p != &zeroPage && !p.pinned {
+		p.pinned = true
+	}
 }
 
 type leaf struct {
@@ -114,7 +132,22 @@ type Memory struct {
 	epoch uint64
 	// Gen changes whenever cached translations may be stale (M3).
 	Gen uint64
+	// fresh are the pages, leaves and inner nodes the current epoch
+	// allocated; Restore recycles them (M4) into the free lists, from
+	// which the next copies are made instead of new allocations.
+	fresh objects
+	free  objects
 }
+
+// objects are pages and nodes of one epoch, or free ones.
+type objects struct {
+	pages  []*Page
+	leaves []*leaf
+	inners []*inner
+}
+
+// maxFree bounds each free list (pages: 16 MiB).
+const maxFree = 4096
 
 // Snapshot is an immutable image of a Memory at one moment.
 type Snapshot struct {
@@ -135,15 +168,62 @@ func (m *Memory) Snapshot() *Snapshot {
 	s := &Snapshot{root: m.root}
 	m.epoch = newEpoch()
 	m.Gen++
+	m.forgetFresh() // the snapshot holds them now
 	return s
 }
 
 // Restore makes the memory equal to the snapshot in O(1). The snapshot stays
 // valid and may be restored again.
 func (m *Memory) Restore(s *Snapshot) {
+	m.recycleFresh() // M4
 	m.root = s.root
 	m.epoch = newEpoch()
 	m.Gen++
+}
+
+func (m *Memory) forgetFresh() {
+	clear(m.fresh.pages)
+	clear(m.fresh.leaves)
+	clear(m.fresh.inners)
+	m.fresh = objects{pages: m.fresh.pages[:0], leaves: m.fresh.leaves[:0], inners: m.fresh.inners[:0]}
+}
+
+// recycleFresh moves what the current epoch allocated to the free lists
+// (M4); O(what the epoch wrote), which Restore's callers paid to write.
+func (m *Memory) recycleFresh() {
+	put := func(free, fresh int) int { return min(fresh, maxFree-free) }
+	for _, p := range m.fresh.pages {
+		if len(m.free.pages) < maxFree && !p.pinned {
+			m.free.pages = append(m.free.pages, p)
+		}
+	}
+	n := put(len(m.free.leaves), len(m.fresh.leaves))
+	m.free.leaves = append(m.free.leaves, m.fresh.leaves[:n]...)
+	n = put(len(m.free.inners), len(m.fresh.inners))
+	m.free.inners = append(m.free.inners, m.fresh.inners[:n]...)
+	m.forgetFresh()
+}
+
+// newPage is a page owned by the current epoch holding a copy of from
+// (nil: zeroes), recycled when the free list has one.
+func (m *Memory) newPage(from *Page) *Page {
+	var p *Page
+	if n := len(m.free.pages); n > 0 {
+		p, m.free.pages = m.free.pages[n-1], m.free.pages[:n-1]
+		if from != nil {
+			p.Data = from.Data
+		} else {
+			p.Data = [PageSize]byte{}
+		}
+	} else {
+		p = new(Page)
+		if from != nil {
+			p.Data = from.Data
+		}
+	}
+	p.epoch = m.epoch
+	m.fresh.pages = append(m.fresh.pages, p)
+	return p
 }
 
 // MappedPages is the number of mapped pages.
@@ -200,28 +280,44 @@ func (m *Memory) mutableLeaf(vpn uint64) (*leaf, uint64) {
 // or a copy of n owned by the current epoch. The caller stores the result
 // in n's parent.
 func (m *Memory) ownInner(n *inner) *inner {
-	switch {
-	case n == nil:
-		return &inner{epoch: m.epoch}
-	case n.epoch != m.epoch:
-		c := *n
-		c.epoch = m.epoch
-		return &c
+	if n != nil && n.epoch == m.epoch {
+		return n
 	}
-	return n
+	var c *inner
+	if k := len(m.free.inners); k > 0 {
+		c, m.free.inners = m.free.inners[k-1], m.free.inners[:k-1]
+	} else {
+		c = new(inner)
+	}
+	if n != nil {
+		*c = *n
+	} else {
+		*c = inner{}
+	}
+	c.epoch = m.epoch
+	m.fresh.inners = append(m.fresh.inners, c)
+	return c
 }
 
 // ownLeaf is ownInner for leaves.
 func (m *Memory) ownLeaf(lf *leaf) *leaf {
-	switch {
-	case lf == nil:
-		return &leaf{epoch: m.epoch}
-	case lf.epoch != m.epoch:
-		c := *lf
-		c.epoch = m.epoch
-		return &c
+	if lf != nil && lf.epoch == m.epoch {
+		return lf
 	}
-	return lf
+	var c *leaf
+	if k := len(m.free.leaves); k > 0 {
+		c, m.free.leaves = m.free.leaves[k-1], m.free.leaves[:k-1]
+	} else {
+		c = new(leaf)
+	}
+	if lf != nil {
+		*c = *lf
+	} else {
+		*c = leaf{}
+	}
+	c.epoch = m.epoch
+	m.fresh.leaves = append(m.fresh.leaves, c)
+	return c
 }
 
 // Fault describes a failed guest access.
@@ -388,10 +484,10 @@ func (m *Memory) WritePage(addr uint64) (*Page, Perm, bool) {
 	p := lf.pages[k]
 	switch {
 	case p == nil:
-		p = &Page{epoch: m.epoch}
+		p = m.newPage(nil)
 		lf.pages[k] = p
 	case p.epoch != m.epoch:
-		c := &Page{Data: p.Data, epoch: m.epoch}
+		c := m.newPage(p)
 		lf.pages[k] = c
 		p = c
 	}
