@@ -1,6 +1,9 @@
 package estimator
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // node is one PP of the current branch.
 type node struct {
@@ -10,11 +13,11 @@ type node struct {
 	doneN    int
 	doneProp float64
 	doneTime float64
-	// The sibling model (see Path.kappa): the corrected sums over the
-	// finished children, the first finished child's time, and what the
-	// RE predicted then for the children after it.
+	// The sibling model (see Path): the sums over the finished children
+	// in the model, the first child's proportion in it, and the time of
+	// the last finished child.
 	donePropK, doneTimeK float64
-	first, predRest      float64
+	firstPropK, last     float64
 }
 
 // Estimate is the state of both estimators after a branch.
@@ -24,13 +27,15 @@ type Estimate struct {
 	Size       float64 // WBE: estimated number of interleavings
 	Total      time.Duration
 	Elapsed    time.Duration
-	// The same two estimates with the unexplored siblings scaled by the
-	// sibling model's factor Kappa (Path), for people's ETA (Smoother);
-	// Quicksand reads the thesis's estimates above. Kappa is 1 until
-	// enough subtrees have finished to learn it.
+	// The same two estimates in the sibling model (Path), for people's
+	// ETA (Smoother); Quicksand reads the thesis's estimates above.
+	// Kappa is the model's size of a second child relative to the
+	// first, Ratio of each later child relative to the one before: 1
+	// (the thesis's assumption) until enough siblings have finished to
+	// learn them.
 	ModelProportion float64
 	ModelTotal      time.Duration
-	Kappa           float64
+	Kappa, Ratio    float64
 }
 
 // ETA is the estimated time left (never negative).
@@ -46,42 +51,86 @@ func (e Estimate) ETA() time.Duration {
 //
 // The sibling model (§8.3's "modelling the sleep-set pruning"): both of
 // the thesis's estimators assume a node's unexplored tagged children are
-// as big as its explored ones. Under sleep sets they are smaller (each
-// later child has more threads asleep; both over-estimate, §3.4.3), and
-// so under a preemption bound (a later child has less of the bound
-// left). The Path learns how far off that assumption is from the nodes
-// that finished: for each, what the RE predicted for its children after
-// the first when the first finished, (marked−1)·time(first), against
-// what they took. kappa, the ratio of the sums, scales the unexplored
-// children of the nodes on the branch in the model's estimates
-// (Estimate.ModelProportion, ModelTotal).
+// as big as its explored ones. They are not: the first child is the one
+// the search took first (under a preemption bound the one that does not
+// preempt, with all the bound left; under sleep sets the one with no
+// sibling asleep), and under sleep sets each later child has one more
+// sibling asleep than the one before, under a bound as little of it left.
+// The model takes a node's second child to be kappa times the size of its
+// first and each later child ratio times the one before it (child j ≥ 1:
+// kappa·ratio^(j−1)), and learns both from the siblings that finished:
+// kappa from each first and second child, ratio from each later pair (a
+// weighted mean of the logs of their ratios, Shrink.add). On `readers`
+// (optimal DPOR) both are about 1/2 (its root's children took 10.0 s,
+// 5.1 s, 2.6 s, 1.4 s, …); under a preemption bound kappa is small and
+// ratio about 1 (`paraguay`: 5.9 s then 0.4 s; 3.7 s, 1.0 s, 1.1 s). A
+// node with s children seen of m then stands for W(m)/W(s) times what its
+// seen children took, W(n) the weight of its first n children (W(n) =
+// 1 + kappa·Σ_{j<n−1} ratio^j), where the thesis's estimators take m/s
+// (kappa and ratio 1): Estimate.ModelTotal and ModelProportion.
 type Path struct {
 	nodes    []node
 	branches int
 	elapsed  time.Duration
-	// The sibling model's evidence: the finished nodes' actual and
-	// predicted time of their children after the first, and how many.
-	restActual, restPred float64
-	restNodes            int
+	// The sibling model's evidence: first and second children, and
+	// later consecutive siblings.
+	second, later Shrink
 }
 
-// minKappaNodes is how many finished nodes with a prediction the sibling
-// model needs before its factor departs from 1.
-const minKappaNodes = 16
+// Shrink is the evidence on the size of a child relative to its previous
+// sibling: Σ w·log(next/previous) and Σ w over the pairs that finished,
+// and how many.
+type Shrink struct {
+	Log, W float64
+	N      int
+}
 
-// kappa is the sibling model's factor: 1 until minKappaNodes finished
-// nodes had a prediction, and never above 1. The model shrinks the
-// unexplored siblings (sleep sets; a preemption bound, whose later
-// children have less of it left); it does not grow them for the tags
-// DPOR will add, which a factor on the siblings already tagged predicts
-// badly (those come at the nodes that have few yet, retry sets re-explore
-// a thread under another constraint: the runs of BENCHMARKS.md's "ETA
+// minShrinkPairs is how many pairs of finished siblings the sibling
+// model needs before a factor departs from 1.
+const minShrinkPairs = 16
+
+// add takes a pair of consecutive finished siblings' times. A pair weighs
+// the smaller of the two, so that a child of almost nothing (a thread
+// that ends at once) before or after a big one says little.
+func (s *Shrink) add(prev, next float64) {
+	if prev <= 0 || next <= 0 {
+		return
+	}
+	w := min(prev, next)
+	s.Log += w * math.Log(next/prev)
+	s.W += w
+	s.N++
+}
+
+// factor is what s learned: 1 until minShrinkPairs pairs finished, and
+// never above 1. The model shrinks the unexplored siblings (sleep sets; a
+// preemption bound); it does not grow them for the tags DPOR will add,
+// which a factor on the siblings already tagged predicts badly (those
+// come at the nodes that have few yet; retry sets explore a thread again
+// under another constraint: the runs of BENCHMARKS.md's "ETA
 // calibration" that learned a factor above 1 were further off with it).
-func (p *Path) kappa() float64 {
-	if p.restNodes < minKappaNodes || p.restPred <= 0 {
+func (s Shrink) factor() float64 {
+	if s.N < minShrinkPairs || s.W <= 0 {
 		return 1
 	}
-	return min(max(p.restActual/p.restPred, 1.0/64), 1)
+	return min(max(math.Exp(s.Log/s.W), 1.0/64), 1)
+}
+
+// model is the sibling model's two factors.
+type model struct{ kappa, ratio float64 }
+
+func (p *Path) model() model { return model{p.second.factor(), p.later.factor()} }
+
+// weights is W(n), the weight of a node's first n children in units of
+// its first.
+func (m model) weights(n int) float64 {
+	switch {
+	case n <= 1:
+		return float64(max(n, 0))
+	case m.ratio >= 1:
+		return 1 + m.kappa*float64(n-1)
+	}
+	return 1 + m.kappa*(1-math.Pow(m.ratio, float64(n-1)))/(1-m.ratio)
 }
 
 // Push adds a node below the deepest one, reached by a transition that
@@ -115,14 +164,18 @@ func (n *node) values(childProp, childTime float64) (prop, est float64) {
 	return prop, est
 }
 
-// modelValues is values in the sibling model: the unexplored children
-// weigh kappa times an explored one.
-func (n *node) modelValues(kappa, childProp, childTime float64) (prop, est float64) {
-	seen := float64(n.doneN + 1)
-	rest := kappa * max(float64(n.marked)-seen, 0)
-	prop = (n.donePropK + childProp) / (seen + rest)
-	est = n.usecs + (1+rest/seen)*(n.doneTimeK+childTime)
-	return prop, est
+// modelValues is values in the sibling model: the seen children stand
+// for W(seen)/W(marked) of the node; the first of them weighs 1 and the
+// others W(seen)−1 together.
+func (n *node) modelValues(m model, childProp, childTime float64) (prop, est float64) {
+	seen := n.doneN + 1
+	ws, wa := m.weights(seen), m.weights(max(n.marked, seen))
+	prop = childProp
+	if n.doneN > 0 { // u: the mean weight of the seen children after the first
+		u := (ws - 1) / float64(seen-1)
+		prop = (n.firstPropK + u*(n.donePropK-n.firstPropK+childProp)) / (1 + u*float64(seen-1)) * ws
+	}
+	return prop / wa, n.usecs + wa/ws*(n.doneTimeK+childTime)
 }
 
 // modelLeafValues is leafValues in the sibling model.
@@ -130,7 +183,7 @@ func (p *Path) modelLeafValues(stop int) (float64, float64) {
 	if len(p.nodes) == 0 {
 		return 0, 0
 	}
-	k := p.kappa()
+	k := p.model()
 	last := len(p.nodes) - 1
 	prop, est := 1.0, p.nodes[last].usecs
 	for i := last - 1; i >= stop; i-- {
@@ -175,7 +228,8 @@ func (p *Path) Current() Estimate {
 		e.Size = float64(p.branches) / prop
 	}
 	mprop, mest := p.modelLeafValues(0)
-	e.ModelProportion, e.ModelTotal, e.Kappa = mprop, time.Duration(mest), p.kappa()
+	m := p.model()
+	e.ModelProportion, e.ModelTotal, e.Kappa, e.Ratio = mprop, time.Duration(mest), m.kappa, m.ratio
 	return e
 }
 
@@ -187,35 +241,45 @@ func (p *Path) Backtrack(d int) {
 		p.nodes = p.nodes[:d+1]
 		return
 	}
-	// The nodes below d are finished: the sibling model learns from
-	// each that had a prediction.
+	// The nodes below d are finished: the sibling model learns from the
+	// last child of each and the one before it.
 	var childTime float64
 	prop, est := p.leafValues(d+1, func(i int, _, est float64) {
-		if n := &p.nodes[i]; i+1 < len(p.nodes) && n.doneN > 0 {
-			p.restActual += n.doneTime + childTime - n.first
-			p.restPred += n.predRest
-			p.restNodes++
+		if i+1 < len(p.nodes) {
+			p.learn(&p.nodes[i], childTime)
 		}
 		childTime = est // node i's subtree: its parent's child on the branch
 	})
 	mprop, mest := p.modelLeafValues(d + 1)
 	n := &p.nodes[d]
+	p.learn(n, est)
+	if n.doneN == 0 {
+		n.firstPropK = mprop
+	}
 	n.doneN++
 	n.doneProp += prop
 	n.doneTime += est
 	n.donePropK += mprop
 	n.doneTimeK += mest
-	if n.doneN == 1 {
-		n.first = est
-		n.predRest = float64(n.marked-1) * est
-	}
+	n.last = est
 	p.nodes = p.nodes[:d+1]
+}
+
+// learn takes the time of node n's child that finished after its last.
+func (p *Path) learn(n *node, t float64) {
+	switch n.doneN {
+	case 0:
+	case 1:
+		p.second.add(n.last, t)
+	default:
+		p.later.add(n.last, t)
+	}
 }
 
 // Restart begins a new tree (the next round of a bounded search) with
 // what the sibling model learned.
 func (p *Path) Restart() {
-	*p = Path{restActual: p.restActual, restPred: p.restPred, restNodes: p.restNodes}
+	*p = Path{second: p.second, later: p.later}
 }
 
 // State is a Path as plain data, to be stored and restored in another
@@ -225,9 +289,7 @@ type State struct {
 	Branches int
 	Elapsed  time.Duration
 	// The sibling model's evidence (Path).
-	RestActual float64 `msgpack:",omitempty"`
-	RestPred   float64 `msgpack:",omitempty"`
-	RestNodes  int     `msgpack:",omitempty"`
+	Second, Later Shrink `msgpack:",omitempty"`
 }
 
 // NodeState is one node of a State.
@@ -239,19 +301,19 @@ type NodeState struct {
 	DoneTime float64
 	// The sibling model's sums (Path); a state stored without them
 	// resumes with the thesis's sums.
-	DonePropK float64 `msgpack:",omitempty"`
-	DoneTimeK float64 `msgpack:",omitempty"`
-	First     float64 `msgpack:",omitempty"`
-	PredRest  float64 `msgpack:",omitempty"`
+	DonePropK  float64 `msgpack:",omitempty"`
+	DoneTimeK  float64 `msgpack:",omitempty"`
+	FirstPropK float64 `msgpack:",omitempty"`
+	Last       float64 `msgpack:",omitempty"`
 }
 
 // State returns the path's state.
 func (p *Path) State() State {
 	s := State{Branches: p.branches, Elapsed: p.elapsed, Nodes: make([]NodeState, len(p.nodes)),
-		RestActual: p.restActual, RestPred: p.restPred, RestNodes: p.restNodes}
+		Second: p.second, Later: p.later}
 	for i, n := range p.nodes {
 		s.Nodes[i] = NodeState{Usecs: n.usecs, Marked: n.marked, DoneN: n.doneN, DoneProp: n.doneProp, DoneTime: n.doneTime,
-			DonePropK: n.donePropK, DoneTimeK: n.doneTimeK, First: n.first, PredRest: n.predRest}
+			DonePropK: n.donePropK, DoneTimeK: n.doneTimeK, FirstPropK: n.firstPropK, Last: n.last}
 	}
 	return s
 }
@@ -259,11 +321,11 @@ func (p *Path) State() State {
 // SetState replaces the path's state with s.
 func (p *Path) SetState(s State) {
 	p.branches, p.elapsed = s.Branches, s.Elapsed
-	p.restActual, p.restPred, p.restNodes = s.RestActual, s.RestPred, s.RestNodes
+	p.second, p.later = s.Second, s.Later
 	p.nodes = make([]node, len(s.Nodes))
 	for i, n := range s.Nodes {
 		p.nodes[i] = node{usecs: n.Usecs, marked: n.Marked, doneN: n.DoneN, doneProp: n.DoneProp, doneTime: n.DoneTime,
-			donePropK: n.DonePropK, doneTimeK: n.DoneTimeK, first: n.First, predRest: n.PredRest}
+			donePropK: n.DonePropK, doneTimeK: n.DoneTimeK, firstPropK: n.FirstPropK, last: n.Last}
 		if n.DoneN > 0 && n.DonePropK == 0 && n.DoneTimeK == 0 { // stored before the sibling model
 			p.nodes[i].donePropK, p.nodes[i].doneTimeK = n.DoneProp, n.DoneTime
 		}

@@ -39,21 +39,27 @@ const smoothBuckets = 64
 //     model's versions of both (Estimate.ModelTotal, ModelProportion; see
 //     Path), which learn the pruning; early in a run, when under-estimates
 //     are the rule, it takes the larger of the two, and the closer the
-//     end, the more the WBE (the steadier, and the better near the end in
-//     the calibration runs).
+//     end, the more the smaller (where the pruning the model does not
+//     capture makes both over-estimate).
 //   - §4.2.4: "estimates tend to get more accurate over time": only the
-//     recent estimates are averaged, over a window as long as the ETA
-//     they give (between 1/8 and 1/2 of the elapsed time), found from the
-//     shortest: so the ETA does not lag behind at the end. §4.2.5: no ETA
-//     before MinBranches interleavings.
+//     recent estimates are averaged. The range is the spread over a
+//     window as long as the ETA they give (between 1/16 and 1/2 of the
+//     elapsed time, found from the shortest). The ETA itself blends that
+//     window's mean with the shortest window's, the more the shortest the
+//     further the run is estimated to be: early the longer window keeps
+//     it steady, later the shortest keeps it from lagging behind
+//     estimates that move (a window as long as an over-estimated ETA
+//     reached back to the older, higher estimates, and held the ETA 4–6×
+//     too high at 90% of mutex_n). §4.2.5: no ETA before MinBranches
+//     interleavings.
 //
 // What is averaged is the estimated total (ETA = est(root) − elapsed,
 // §3.4.3), not the ETA itself, so the ETA counts down between updates. The
 // range is the spread of the window's estimates (their 10th to 90th
-// percentile), widened: by 2 at the end, by up to 4 below and 8 above early
-// on, as far as the calibration runs showed the estimates to be off (the
-// estimators' own disagreement understates it; BENCHMARKS.md, "ETA
-// calibration").
+// percentile, and at least the ETA), widened: by 2 at the end, by up to 4
+// below and 8 above early on, as far as the calibration runs showed the
+// estimates to be off (the estimators' own disagreement understates it;
+// BENCHMARKS.md, "ETA calibration").
 //
 // A bounded search (iterative context bounding) restarts its tree, and the
 // estimator's elapsed time, at each bound: the Smoother carries the time
@@ -70,7 +76,7 @@ type Smoother struct {
 
 // The Smoother's window and range (see its comment).
 const (
-	minWindow   = 8   // the shortest window: 1/minWindow of the elapsed time
+	minWindow   = 16  // the shortest window: 1/minWindow of the elapsed time
 	windowIters = 5   // steps from the shortest window toward the ETA's
 	rangeQ      = 0.1 // the range's quantiles of the window's estimates
 	rangeWiden  = 2.0 // the range's widening at the end
@@ -199,9 +205,9 @@ func (s *Smoother) window(length time.Duration) (window, bool) {
 }
 
 // center is the window's log total, at the estimated progress q (0..1):
-// the larger estimator's early, the WBE's at the end.
+// the larger estimator's early, the smaller's at the end.
 func (w window) center(q float64) float64 {
-	return (1-q)*max(w.re, w.wbe) + q*w.wbe
+	return (1-q)*max(w.re, w.wbe) + q*min(w.re, w.wbe)
 }
 
 // quantile is the weighted q-quantile of the samples (sorted in place).
@@ -234,17 +240,24 @@ func (s *Smoother) Forecast() Forecast {
 	progress := func(logTotal float64) float64 { return min(el/math.Exp(logTotal), 1) }
 	left := func(logTotal float64) float64 { return max(math.Exp(logTotal)-el, 0) }
 	q := progress((half.re + half.wbe) / 2)
-	// From the shortest window, toward one as long as the ETA it gives.
-	win := half
-	length := el / minWindow
+	// The range: from the shortest window, toward one as long as the ETA
+	// it gives. The center: that window's, and the more the further the
+	// run, the shortest's.
+	short, ok := s.window(time.Duration(el / minWindow))
+	if !ok {
+		short = half
+	}
+	c := short.center(q)
+	win, length := short, el/minWindow
 	for range windowIters {
+		length = min(max(left(win.center(q)), el/minWindow), el/2)
 		if w, ok := s.window(time.Duration(length)); ok {
 			win = w
 		}
-		length = min(max(left(win.center(q)), el/minWindow), el/2)
 	}
+	c = (1-q)*win.center(q) + q*c
 	lo, hi := quantile(win.samples, rangeQ), quantile(win.samples, 1-rangeQ)
-	c := min(max(win.center(q), lo), hi)
+	lo, hi = min(lo, c), max(hi, c)
 	d := func(x float64) time.Duration {
 		if x >= math.MaxInt64 {
 			return math.MaxInt64 // past what a Duration holds: a conversion would wrap
