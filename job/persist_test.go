@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"landslide/dpor"
+	"landslide/estimator"
 	"landslide/kernel"
 	"landslide/linearize"
 	"landslide/record"
@@ -192,5 +196,29 @@ func TestStatusCaveat(t *testing.T) {
 		if st, msg := c.r.Status(); msg != c.want {
 			t.Errorf("%s %q, want %q", st, msg, c.want)
 		}
+	}
+}
+
+// TestEstimatorStateBeforeModel: a frontier stored before the sibling
+// model was reworked (its evidence then RestActual, RestPred, RestNodes;
+// its nodes' First and PredRest) still decodes: the old fields are
+// ignored, the model starts over from what the resumed run finishes, and
+// the thesis's sums, which Quicksand schedules on, are kept.
+func TestEstimatorStateBeforeModel(t *testing.T) {
+	old := map[string]any{
+		"Nodes": []map[string]any{{"Usecs": 1.5, "Marked": 3, "DoneN": 1, "DoneProp": 0.5, "DoneTime": 2.5,
+			"DonePropK": 0.5, "DoneTimeK": 2.0, "First": 2.5, "PredRest": 5.0}},
+		"Branches": 7, "Elapsed": int64(time.Second), "RestActual": 1.5, "RestPred": 2.0, "RestNodes": 20,
+	}
+	raw, err := msgpack.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st estimator.State
+	if err := msgpack.Unmarshal(raw, &st); err != nil {
+		t.Fatalf("an estimator state stored before the sibling model's rework: %v", err)
+	}
+	if st.Branches != 7 || len(st.Nodes) != 1 || st.Nodes[0].DoneTime != 2.5 || st.Nodes[0].DoneN != 1 || st.Second.N != 0 {
+		t.Errorf("decoded %+v", st)
 	}
 }
