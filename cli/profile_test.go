@@ -14,7 +14,8 @@ func TestProfileFlags(t *testing.T) {
 	dir := t.TempDir()
 	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "mem.pprof")
 	prog := fixture(t, "sem_if/paradise_lost")
-	code, _, errOut := runCLI("explore", prog, "--no-store", "--quiet", "--no-minimize", "--preemption-bound", "1", "--cpuprofile", cpu, "--memprofile", mem)
+	code, _, errOut := runCLI("explore", prog, "--no-store", "--quiet", "--no-minimize", "--preemption-bound", "1", "--trace-dir", dir,
+		"--cpuprofile", cpu, "--memprofile", mem)
 	if code != ExitBug {
 		t.Fatalf("exit %d, want 1 (the bug)\n%s", code, errOut)
 	}
