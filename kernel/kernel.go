@@ -981,14 +981,23 @@ func (k *Kernel) stack() []uint64 {
 
 // threadStack unwinds a thread that is not on the CPU.
 func (k *Kernel) threadStack(t *thread) []uint64 {
+	pc, ra, sp, fp := k.unwindRegs(t)
+	return k.threadBottom(k.syms.Unwind(pc, ra, sp, fp, k.mem.Read64, 32))
+}
+
+// unwindRegs are the registers thread t is unwound from: the CPU's for
+// the running thread, else its saved ones, with the pc of the ecall it
+// stopped after.
+func (k *Kernel) unwindRegs(t *thread) (pc, ra, sp, fp uint64) {
 	if k.cur() == t {
-		return k.stackAt(k.cpu.PC)
+		x := &k.cpu.X
+		return k.cpu.PC, x[1], x[2], x[8]
 	}
-	pc := t.pc
+	pc = t.pc
 	if _, modelled := k.thrFuncs[pc]; !t.atBreak && !modelled && pc >= 4 {
 		pc -= 4 // it stopped after an ecall: show the ecall
 	}
-	return k.threadBottom(k.syms.Unwind(pc, t.regs[1], t.regs[2], t.regs[8], k.mem.Read64, 32))
+	return pc, t.regs[1], t.regs[2], t.regs[8]
 }
 
 func (k *Kernel) syncEvent(e record.SyncEvent) {

@@ -423,13 +423,7 @@ func (k *Kernel) DataName(a uint64) string {
 // the frame's CFA (the sp at the call into it). ok is false for stack
 // memory outside every frame (below sp, or above the outermost frame).
 func (k *Kernel) frameOf(t *thread, a uint64) (fn string, below uint64, ok bool) {
-	pc, ra, sp, fp := t.pc, t.regs[1], t.regs[2], t.regs[8]
-	if k.cur() == t {
-		x := &k.cpu.X
-		pc, ra, sp, fp = k.cpu.PC, x[1], x[2], x[8]
-	} else if _, modelled := k.thrFuncs[pc]; !t.atBreak && !modelled && pc >= 4 {
-		pc -= 4 // stopped after an ecall: the ecall's function
-	}
+	pc, ra, sp, fp := k.unwindRegs(t)
 	frames, cfas := k.syms.UnwindCFA(pc, ra, sp, fp, k.mem.Read64, 32)
 	lo := sp
 	for i, cfa := range cfas {
