@@ -391,6 +391,9 @@ func (a *analysis) disabledFrom(d int) [][2]int { return listPairs(a.dis, d) }
 // transitionKeys lists what a transition touched, sorted by key.
 func transitionKeys(tr *record.Transition) []keyMask {
 	var km []keyMask
+	if len(tr.Accesses) > 0 {
+		km = make([]keyMask, 0, len(tr.Accesses)) // usually one key each: one allocation
+	}
 	put := func(key uint64, r, w uint8) { km = append(km, keyMask{key, r, w}) }
 	for _, ac := range tr.Accesses {
 		for addr, end := ac.Addr, ac.Addr+uint64(ac.Size); addr < end; {

@@ -554,10 +554,14 @@ func (x *Explorer) rerunSeq(i int, v []event) ([]event, bool) {
 		return nil, false
 	}
 	x.m.Restore(snap)
+	var after []record.TID
 	out := slices.Clone(v)
+	before := x.m.Runnable()
 	for k := range out {
 		e := &out[k]
-		before := x.m.Runnable()
+		if k > 0 {
+			before = after // the state did not change since
+		}
 		if done, _ := x.m.Ended(); done || !contains(before, e.thread) {
 			return nil, false
 		}
@@ -566,7 +570,7 @@ func (x *Explorer) rerunSeq(i int, v []event) ([]event, bool) {
 			return nil, false
 		}
 		e.keys, e.flips = transitionKeys(tr), nil
-		after := x.m.Runnable()
+		after = x.m.Runnable()
 		ended, _ := x.m.Ended()
 		for _, t := range before {
 			if t != e.thread && (ended || !contains(after, t)) {

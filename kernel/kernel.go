@@ -278,6 +278,13 @@ type Kernel struct {
 	// access by each instruction it holds with a nil stack
 	// (AccessStacks).
 	capture map[uint64][]uint64
+	// runMemo is Runnable's answer while the state stays as it is, between
+	// steps: Step and Restore clear it (runMemoOK), and none is kept
+	// while a step runs (stepping). The explorer asks at every node and
+	// at each step of a re-run; its callers never modify the slice.
+	runMemo             []record.TID
+	runMemoOK, stepping bool
+	spinSince           []spinLoc // spinAfter's buffer
 	// values, when not nil, makes Access record the value the first access
 	// by each instruction it holds read or wrote (StepValues).
 	values map[uint64]*uint64
@@ -481,6 +488,17 @@ func (k *Kernel) Leaks() []record.Detail {
 
 // Runnable implements record.Machine.
 func (k *Kernel) Runnable() []record.TID {
+	if k.runMemoOK {
+		return k.runMemo
+	}
+	out := k.runnable()
+	if !k.stepping {
+		k.runMemo, k.runMemoOK = out, true
+	}
+	return out
+}
+
+func (k *Kernel) runnable() []record.TID {
 	if k.st.ended {
 		return nil
 	}
@@ -607,6 +625,7 @@ func (k *Kernel) Restore(s record.Snapshot) {
 	// The live threads are the kernel's own (Snapshot copies them): their
 	// array takes the snapshot's, rather than a new one at every restore.
 	k.st = sn.st.cloneInto(k.st.threads)
+	k.runMemoOK = false
 	k.tr = nil
 	k.txn = nil
 	k.preStep = nil
@@ -662,6 +681,8 @@ func (k *Kernel) now() uint64 { return k.cpu.Instret/10000 + k.st.clock }
 
 // Step implements record.Machine.
 func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
+	k.runMemoOK, k.stepping = false, true
+	defer func() { k.stepping = false }()
 	if k.st.ended {
 		return nil, errors.New("the execution has ended")
 	}

@@ -172,7 +172,8 @@ func (k *Kernel) spinAfter(t *thread, tr *record.Transition) {
 	// Compare with the window's states, newest first; the locations
 	// touched since a state are those of the transitions into the newer
 	// ones, and this one's.
-	since := slices.Clone(locs)
+	since := append(k.spinSince[:0], locs...) // a scratch buffer: spinBlock copies what it keeps
+	defer func() { k.spinSince = since[:0] }()
 	n := t.spin
 	for i := 0; n != nil && i < spinStates; i, n = i+1, n.prev {
 		if n.st.same(&now) && k.unchanged(since) {

@@ -217,7 +217,8 @@ func (s *Symbols) unwind(pc, ra, sp, fp uint64, read func(addr uint64) (uint64, 
 	if max <= 0 {
 		max = DefaultMaxFrames
 	}
-	frames = []uint64{pc}
+	frames = make([]uint64, 1, 4) // one allocation for most stacks, not one per doubling
+	frames[0] = pc
 	caller, ok := s.unwindFirst(pc, ra, sp, fp, read)
 	for ok {
 		if withCFA {
