@@ -258,8 +258,11 @@ type Explorer struct {
 	// classes holds the Mazurkiewicz traces of the interleavings run
 	// (Result.Traces); classesPartial: not all of them (resumed, or
 	// capped at MaxCountedTraces).
-	classes        map[[16]byte]struct{}
-	classBuf       []byte // class's buffer
+	classes  map[[16]byte]struct{}
+	classBuf []byte // class's buffer
+	// rerunEnd is the branch's end state while optimal DPOR re-runs its
+	// reversals (endReruns restores it).
+	rerunEnd       record.Snapshot
 	classesPartial bool
 	lastStamp      time.Duration
 	start          time.Time

@@ -340,6 +340,10 @@ func (s *optimalStrategy) Branch(x *Explorer, br *Branch) error {
 	for k := range evs {
 		evs[k] = x.event(k)
 	}
+	// The re-runs of this branch's reversals move the machine: one
+	// snapshot of its end state, taken at the first, brings it back
+	// after the last (not one per re-run).
+	defer x.endReruns()
 	for _, p := range x.an.racesFrom(0) {
 		s.reverse(x, evs, x.lockRace(p[0], p[1]), p[1])
 	}
@@ -358,9 +362,19 @@ func (s *optimalStrategy) Branch(x *Explorer, br *Branch) error {
 			}
 		}
 	}
+	x.endReruns()
 	x.tagDisabled()
 	x.tagLockWaits(len(x.trs))
 	return x.probe()
+}
+
+// endReruns brings the machine back to the branch's end if re-runs moved
+// it.
+func (x *Explorer) endReruns() {
+	if x.rerunEnd != nil {
+		x.m.Restore(x.rerunEnd)
+		x.rerunEnd = nil
+	}
 }
 
 // lockRace: a lock j of a mutex races, as a memory conflict, with the
@@ -547,8 +561,9 @@ func (x *Explorer) flipsMoved(i, k int) bool {
 // transition it raced with); it reports false when v cannot run there.
 // The machine is back where it was either way.
 func (x *Explorer) rerunSeq(i int, v []event) ([]event, bool) {
-	end := x.m.Snapshot()
-	defer x.m.Restore(end)
+	if x.rerunEnd == nil {
+		x.rerunEnd = x.m.Snapshot() // endReruns restores it
+	}
 	snap, err := x.snapAt(i)
 	if err != nil {
 		return nil, false
