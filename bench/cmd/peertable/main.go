@@ -8,10 +8,13 @@
 // under GOMAXPROCS=1 (the peers are single-threaded: the Go collector must
 // not borrow the second core), and, when they are found, by
 //
-//	genmc --sc --disable-estimation -- -I SHIM -DN=N X_peer.c
+//	genmc --sc --disable-estimation --disable-race-detection -- -I SHIM -DN=N X_peer.c
 //	nidhuggc -I SHIM -DN=N -- --sc --optimal X_peer.c
 //
-// on the same source in the same run. The peers take N at compile time:
+// on the same source in the same run (GenMC without its race detection:
+// the families' plain volatile accesses are racy by design, which GenMC
+// would report as an error at the first race; Landslide and Nidhugg
+// explore them under sequential consistency). The peers take N at compile time:
 // X_peer.c is a generated wrapper that #includes the fixture's source
 // unchanged with its main renamed, and calls it with argv = {"peertable",
 // "N"}, so the program runs exactly as it does under Landslide with N as
@@ -322,7 +325,7 @@ func genmcTool(bin, dir string) tool {
 		if err != nil {
 			return measure{}, err
 		}
-		cmd := exec.CommandContext(ctx, bin, "--sc", "--disable-estimation", "--",
+		cmd := exec.CommandContext(ctx, bin, "--sc", "--disable-estimation", "--disable-race-detection", "--",
 			"-I", shim, fmt.Sprintf("-DN=%d", r.n), src)
 		out, wall, err := run(cmd)
 		if err != nil {
