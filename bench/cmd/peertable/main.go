@@ -331,14 +331,22 @@ func genmcTool(bin, dir string) tool {
 		if err != nil {
 			return measure{}, err
 		}
-		complete, ok1 := intAfter(out, `Number of complete executions explored:\s*(\d+)`)
-		blocked, _ := intAfter(out, `Number of blocked executions seen:\s*(\d+)`)
-		secs, ok2 := floatAfter(out, `Total wall-clock time:\s*([0-9.]+)\s*s`)
-		if !ok1 || !ok2 || !bytes.Contains(out, []byte("No errors were detected")) {
-			return measure{}, fmt.Errorf("unexpected GenMC output:\n%s", tail(out))
-		}
-		return measure{executions: complete + blocked, traces: complete, seconds: secs, wall: wall}, nil
+		m, err := parseGenMC(out)
+		m.wall = wall
+		return m, err
 	}}
+}
+
+// parseGenMC reads GenMC's summary: complete executions, blocked ones and
+// its wall-clock time, on a run with no error.
+func parseGenMC(out []byte) (measure, error) {
+	complete, ok1 := intAfter(out, `Number of complete executions explored:\s*(\d+)`)
+	blocked, _ := intAfter(out, `Number of blocked executions seen:\s*(\d+)`)
+	secs, ok2 := floatAfter(out, `Total wall-clock time:\s*([0-9.]+)\s*s`)
+	if !ok1 || !ok2 || !bytes.Contains(out, []byte("No errors were detected")) {
+		return measure{}, fmt.Errorf("unexpected GenMC output:\n%s", tail(out))
+	}
+	return measure{executions: complete + blocked, traces: complete, seconds: secs}, nil
 }
 
 // nidhuggTool runs Nidhugg's optimal DPOR under sequential consistency.
@@ -355,23 +363,32 @@ func nidhuggTool(bin, dir string) tool {
 		if err != nil {
 			return measure{}, err
 		}
-		complete, ok1 := intAfter(out, `(?m)^Trace count:\s*(\d+)`)
-		secs, ok2 := floatAfter(out, `Total wall-clock time:\s*([0-9.]+)\s*s`)
-		if !ok1 || !ok2 || !bytes.Contains(out, []byte("No errors were detected")) {
-			return measure{}, fmt.Errorf("unexpected Nidhugg output:\n%s", tail(out))
-		}
-		blocked := int64(0)
-		for _, re := range []string{
-			`Trace count:\s*\d+\s*\(also\s*(\d+)\s*sleepset blocked`,
-			`(?m)^Assume-blocked trace count:\s*(\d+)`,
-			`(?m)^Await-blocked trace count:\s*(\d+)`,
-		} {
-			if b, ok := intAfter(out, re); ok {
-				blocked += b
-			}
-		}
-		return measure{executions: complete + blocked, traces: complete, seconds: secs, wall: wall}, nil
+		m, err := parseNidhugg(out)
+		m.wall = wall
+		return m, err
 	}}
+}
+
+// parseNidhugg reads Nidhugg's summary: the trace count, the sleep-set-,
+// assume- and await-blocked ones and its wall-clock time, on a run with
+// no error.
+func parseNidhugg(out []byte) (measure, error) {
+	complete, ok1 := intAfter(out, `(?m)^Trace count:\s*(\d+)`)
+	secs, ok2 := floatAfter(out, `Total wall-clock time:\s*([0-9.]+)\s*s`)
+	if !ok1 || !ok2 || !bytes.Contains(out, []byte("No errors were detected")) {
+		return measure{}, fmt.Errorf("unexpected Nidhugg output:\n%s", tail(out))
+	}
+	blocked := int64(0)
+	for _, re := range []string{
+		`(?m)^Trace count:\s*\d+\s*\(also\s*(\d+)\s*sleepset blocked`,
+		`(?m)^Assume-blocked trace count:\s*(\d+)`,
+		`(?m)^Await-blocked trace count:\s*(\d+)`,
+	} {
+		if b, ok := intAfter(out, re); ok {
+			blocked += b
+		}
+	}
+	return measure{executions: complete + blocked, traces: complete, seconds: secs}, nil
 }
 
 // peerSource writes dir/FAMILY_peer.c, the fixture's source with N from
