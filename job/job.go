@@ -550,13 +550,13 @@ func racePair(syms *elfsym.Symbols, pc uint64, r *RaceReport, trs []*record.Tran
 	if j := nextOf(trs, i); j >= 0 {
 		if v, ok := vals[valueAt{j, pc}]; ok {
 			p.Value = &v
-			said = append(said, fmt.Sprintf("this %s %s", accessVerb(hereW), valueText(v)))
+			said = append(said, fmt.Sprintf("this %s %s", accessVerb(hereW), ValueText(v)))
 		}
 	}
 	if ok {
 		if v, found := vals[valueAt{k, other.PC}]; found {
 			p.OtherValue = &v
-			said = append(said, fmt.Sprintf("thread %d's %s %s", t, accessVerb(otherW), valueText(v)))
+			said = append(said, fmt.Sprintf("thread %d's %s %s", t, accessVerb(otherW), ValueText(v)))
 		}
 	}
 	if len(said) > 0 {
@@ -565,8 +565,9 @@ func racePair(syms *elfsym.Symbols, pc uint64, r *RaceReport, trs []*record.Tran
 	return p
 }
 
-// accessVerb: "read" for a read, "write" for a write, as a value's verb
-// ("this read got 2", "thread 3's write stored 3").
+// accessVerb is an access and its value's verb: "read got" for a read,
+// "write stored" for a write ("this read got 2", "thread 3's write
+// stored 3").
 func accessVerb(write bool) string {
 	if write {
 		return "write stored"
@@ -574,9 +575,9 @@ func accessVerb(write bool) string {
 	return "read got"
 }
 
-// valueText prints a value in decimal, and in hex when it looks like an
-// address or a bit pattern.
-func valueText(v uint64) string {
+// ValueText prints a value a report shows: in decimal, and in hex when
+// it looks like an address or a bit pattern.
+func ValueText(v uint64) string {
 	if v < 1<<16 {
 		return fmt.Sprint(v)
 	}

@@ -395,7 +395,7 @@ func accessText(a Access) string {
 		if a.Write {
 			verb = "storing"
 		}
-		data += fmt.Sprintf(" (%s %s)", verb, valueText(*a.Value))
+		data += fmt.Sprintf(" (%s %s)", verb, job.ValueText(*a.Value))
 	}
 	s := fmt.Sprintf("thread %d's %s of %s at %s", a.Thread, kind, data, a.Where.Text)
 	if a.Source != "" {
@@ -470,13 +470,4 @@ func voluntary(k record.PPKind) bool {
 		return true
 	}
 	return false
-}
-
-// valueText prints a value in decimal, and in hex when it looks like an
-// address or a bit pattern (as traces print racing values).
-func valueText(v uint64) string {
-	if v < 1<<16 {
-		return fmt.Sprint(v)
-	}
-	return fmt.Sprintf("%#x", v)
 }
