@@ -325,16 +325,21 @@ func genmcTool(bin, dir string) tool {
 		if err != nil {
 			return measure{}, err
 		}
-		cmd := exec.CommandContext(ctx, bin, "--sc", "--disable-estimation", "--disable-race-detection", "--",
-			"-I", shim, fmt.Sprintf("-DN=%d", r.n), src)
-		out, wall, err := run(cmd)
-		if err != nil {
-			return measure{}, err
-		}
-		m, err := parseGenMC(out)
-		m.wall = wall
-		return m, err
+		return runPeer(exec.CommandContext(ctx, bin, "--sc", "--disable-estimation", "--disable-race-detection", "--",
+			"-I", shim, fmt.Sprintf("-DN=%d", r.n), src), parseGenMC)
 	}}
+}
+
+// runPeer runs a peer and reads its summary with parse; the process's
+// own wall time goes with it.
+func runPeer(cmd *exec.Cmd, parse func([]byte) (measure, error)) (measure, error) {
+	out, wall, err := run(cmd)
+	if err != nil {
+		return measure{}, err
+	}
+	m, err := parse(out)
+	m.wall = wall
+	return m, err
 }
 
 // parseGenMC reads GenMC's summary: complete executions, blocked ones and
@@ -357,15 +362,8 @@ func nidhuggTool(bin, dir string) tool {
 		if err != nil {
 			return measure{}, err
 		}
-		cmd := exec.CommandContext(ctx, bin, "-I", shim, fmt.Sprintf("-DN=%d", r.n), "--",
-			"--sc", "--optimal", src)
-		out, wall, err := run(cmd)
-		if err != nil {
-			return measure{}, err
-		}
-		m, err := parseNidhugg(out)
-		m.wall = wall
-		return m, err
+		return runPeer(exec.CommandContext(ctx, bin, "-I", shim, fmt.Sprintf("-DN=%d", r.n), "--",
+			"--sc", "--optimal", src), parseNidhugg)
 	}}
 }
 
