@@ -102,6 +102,7 @@ func (k *Kernel) xbegin(t *thread, value int64) {
 	if k.cfg.HTM.Weak {
 		k.weakBegin(pc)
 	} else {
+		k.copies++
 		k.txn = &txnState{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, st: k.st.clone(),
 			nAcc: len(k.tr.Accesses), nSync: len(k.tr.Sync), beginP: pc}
 	}

@@ -285,6 +285,10 @@ type Kernel struct {
 	runMemo             []record.TID
 	runMemoOK, stepping bool
 	spinSince           []spinLoc // spinAfter's buffer
+	// copies counts the copies of the state that outlive a step
+	// (snapshots, a transaction's start): a spin node made since the last
+	// is the thread's alone (spinAfter reuses it).
+	copies uint64
 	// values, when not nil, makes Access record the value the first access
 	// by each instruction it holds read or wrote (StepValues).
 	values map[uint64]*uint64
@@ -315,7 +319,8 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 		return nil, err
 	}
 	k := &Kernel{
-		cfg: cfg, img: img, syms: img.Symbols, mem: m, cpu: cpu.New(m),
+		copies: 1, // 0 is the made of nodes from elsewhere (checkpoints, trimSpin): never alone
+		cfg:    cfg, img: img, syms: img.Symbols, mem: m, cpu: cpu.New(m),
 		ppFuncs: map[uint64]string{}, eventFuncs: map[uint64]record.SyncFunc{},
 		racePCs: map[uint64]bool{},
 		seen:    map[record.Access]struct{}{},
@@ -612,6 +617,7 @@ type snapshot struct {
 
 // Snapshot implements record.Machine. It must be taken between Steps.
 func (k *Kernel) Snapshot() record.Snapshot {
+	k.copies++ // the copy shares the threads' spin windows (spinAfter)
 	return &snapshot{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, instret: k.cpu.Instret, st: k.st.clone()}
 }
 

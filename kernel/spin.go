@@ -99,6 +99,9 @@ type spinNode struct {
 	depth int // nodes in the chain, this one included
 	st    spinState
 	locs  []spinLoc
+	// made is Kernel.copies when the node was made: if no copy of the
+	// state was taken since, only its thread refers to it.
+	made uint64
 }
 
 // spinProbe is a probe for a loop inside the current transition.
@@ -154,9 +157,18 @@ func (k *Kernel) spinAfter(t *thread, tr *record.Transition) {
 	now, ok := k.spinNow(t, t.spin)
 	if t.spinDirty || spinSync(tr) || !ok {
 		t.spinDirty = false
+		n := t.spin
 		t.spin = nil
 		if ok {
-			t.spin = &spinNode{depth: 1, st: now}
+			if n != nil && n.made == k.copies {
+				// Only this thread refers to its newest node: a window
+				// starting over takes it (as optimal DPOR's re-runs,
+				// which take no snapshot, start over at each write).
+				*n = spinNode{depth: 1, st: now, made: k.copies}
+				t.spin = n
+			} else {
+				t.spin = &spinNode{depth: 1, st: now, made: k.copies}
+			}
 		}
 		return
 	}
@@ -193,7 +205,7 @@ func (k *Kernel) spinAfter(t *thread, tr *record.Transition) {
 	if prev != nil {
 		depth = prev.depth + 1
 	}
-	t.spin = &spinNode{prev: prev, depth: depth, st: now, locs: locs}
+	t.spin = &spinNode{prev: prev, depth: depth, st: now, locs: locs, made: k.copies}
 }
 
 // trimSpin copies the newest n nodes of a chain (a window only ever
