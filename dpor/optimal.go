@@ -164,9 +164,10 @@ type optimalStrategy struct {
 	// absentUsed: it did before that (a decision the restart undoes);
 	// restart: explore the state space again from the root.
 	conservative, absentUsed, restart bool
-	// seq is reverse's buffer for the sequence it builds: nothing keeps
-	// it (rerunSeq and the wakeup tree's insert copy what they keep).
-	seq []event
+	// seq is reverse's buffer for the sequence it builds, seq2 the one
+	// rerunSeq writes the sequence it ran into: nothing keeps either
+	// (the wakeup tree's insert copies the events it keeps).
+	seq, seq2 []event
 }
 
 // restartNow implements restarter: optimal DPOR learned, after deciding
@@ -460,7 +461,8 @@ func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
 		// on what it reads). Or v moved a transition that changed a
 		// thread's runnability before that thread's own steps. Run v
 		// there to see what it does.
-		if out, ok := x.rerunSeq(i, append(v, last)); ok { // (rerunSeq copies its argument)
+		if out, ok := x.rerunSeq(i, append(v, last), s.seq2); ok {
+			s.seq2 = v[:0] // the two buffers swap
 			v, last = out[:len(out)-1], out[len(out)-1]
 		} else {
 			last.open = true
@@ -558,9 +560,11 @@ func (x *Explorer) flipsMoved(i, k int) bool {
 
 // rerunSeq runs v from node i on the machine and returns its transitions
 // as they run there (the reversed side of a race last, run before the
-// transition it raced with); it reports false when v cannot run there.
-// The machine is back where it was either way.
-func (x *Explorer) rerunSeq(i int, v []event) ([]event, bool) {
+// transition it raced with), written over into's array; it reports false
+// when v cannot run there. The machine is left where the re-run stopped:
+// the first re-run of a branch snapshots the branch's end, and Branch
+// restores it after the last (endReruns).
+func (x *Explorer) rerunSeq(i int, v, into []event) ([]event, bool) {
 	if x.rerunEnd == nil {
 		x.rerunEnd = x.m.Snapshot() // endReruns restores it
 	}
@@ -570,7 +574,7 @@ func (x *Explorer) rerunSeq(i int, v []event) ([]event, bool) {
 	}
 	x.m.Restore(snap)
 	var after []record.TID
-	out := slices.Clone(v)
+	out := append(into[:0], v...)
 	before := x.m.Runnable()
 	for k := range out {
 		e := &out[k]
@@ -607,10 +611,11 @@ func (x *Explorer) rerunSeq(i int, v []event) ([]event, bool) {
 // of v, removing that thread's first transition from it; a leaf reached,
 // or nothing left, means v is covered; otherwise what is left becomes a
 // new branch, the last child. It reports the choice of a new child of
-// the root.
+// the root. It takes v apart (the caller's scratch; the tree keeps copies
+// of the events).
 func (root *wnode) insert(v []event, weakInitial func(p *event, v []event) bool) (record.Choice, bool) {
 	cur := root
-	rem := slices.Clone(v)
+	rem := v // v is the caller's scratch: taken apart here
 	for {
 		next := (*wnode)(nil)
 		for _, kid := range cur.kids {
