@@ -99,13 +99,13 @@ func implicitCSP(n *node) bool {
 // Reached sets up node i: its sleep set is its parent's sleepers, plus
 // the parent's last thread if the parent preempted it here, less those
 // the transition into node i wakes. An implicit CSP tags every thread.
-func (s *cbStrategy) Reached(x *Explorer, i int) {
+func (s *cbStrategy) Reached(x Path, i int) {
 	if i == 0 {
 		s.nodes = append(s.nodes[:0], cbNode{})
 	} else {
 		s.nodes = s.nodes[:i]
-		p, pn := &s.nodes[i-1], &x.nodes[i-1]
-		ev := x.event(i - 1)
+		p, pn := &s.nodes[i-1], x.node(i-1)
+		ev := eventAt(x, i-1)
 		sleepers := p.sleep
 		if !implicitCSP(pn) {
 			switch {
@@ -124,7 +124,7 @@ func (s *cbStrategy) Reached(x *Explorer, i int) {
 		}
 		s.nodes = append(s.nodes, cbNode{sleep: sleep})
 	}
-	if implicitCSP(&x.nodes[i]) {
+	if implicitCSP(x.node(i)) {
 		x.tagAll(i) // asleep ones are refused by Skip
 	}
 }
@@ -133,13 +133,13 @@ func (s *cbStrategy) Reached(x *Explorer, i int) {
 // machine's default thread runs unless it is asleep, then the first
 // thread awake; with every runnable thread asleep the execution is
 // sleep-set blocked.
-func (s *cbStrategy) Pick(x *Explorer) record.Choice {
-	i := len(x.nodes) - 1
-	n := &x.nodes[i]
+func (s *cbStrategy) Pick(x Path) record.Choice {
+	i := x.depth() - 1
+	n := x.node(i)
 	if !implicitCSP(n) {
 		return record.Choice{Thread: n.prev}
 	}
-	if d := x.m.Default().Thread; d != 0 && !s.asleep(i, record.Choice{Thread: d}) {
+	if d := x.machine().Default().Thread; d != 0 && !s.asleep(i, record.Choice{Thread: d}) {
 		return record.Choice{Thread: d}
 	}
 	for _, q := range n.runnable {
@@ -155,43 +155,45 @@ func (s *cbStrategy) asleep(i int, c record.Choice) bool {
 }
 
 // Skip refuses a choice asleep at the node.
-func (s *cbStrategy) Skip(x *Explorer, i int, c record.Choice) bool {
+func (s *cbStrategy) Skip(x Path, i int, c record.Choice) bool {
 	return i < len(s.nodes) && s.asleep(i, c)
 }
 
 // Branch marks, for each new transition, the node before every earlier
 // transition it depends on and could be reordered with (Fig 3-2's
 // ConsiderPreemptions), then applies the path's safety nets.
-func (s *cbStrategy) Branch(x *Explorer, br *Branch) error {
-	s.nodes = s.nodes[:len(x.nodes)] // a branch that ended at once pushed no node
-	n := len(x.trs)
-	if n == len(x.nodes) {
+func (s *cbStrategy) Branch(x Path, br *Branch) error {
+	trs := x.transitions()
+	an := x.analysis()
+	s.nodes = s.nodes[:x.depth()] // a branch that ended at once pushed no node
+	n := len(trs)
+	if n == x.depth() {
 		// The branch ended after the last node's transition: note it as
 		// that node's child (its last thread's transition, if it is).
-		ln := &x.nodes[n-1]
-		if p := &s.nodes[n-1]; !implicitCSP(ln) && x.trs[n-1].Thread == ln.prev && p.lev == nil {
-			e := x.event(n - 1)
+		ln := x.node(n - 1)
+		if p := &s.nodes[n-1]; !implicitCSP(ln) && trs[n-1].Thread == ln.prev && p.lev == nil {
+			e := eventAt(x, n-1)
 			p.lev = &e
 		}
 	}
 	failing := -1
-	if br.Bug != nil && n == len(x.nodes) {
+	if br.Bug != nil && n == x.depth() {
 		// A failure ends every other thread: it depends on each earlier
 		// transition of another thread (see dporStrategy.Branch).
 		failing = n - 1
-		x.an.failing = failing
+		an.failing = failing
 	}
-	for j := x.lastDiv; j < n; j++ {
-		p := int(x.an.prev[j])
+	for j := x.divergence(); j < n; j++ {
+		p := int(an.prev[j])
 		consider := func(i int) {
-			if x.trs[i].Thread != x.trs[j].Thread && (p < 0 || !x.an.happensAfter(i, p)) {
+			if trs[i].Thread != trs[j].Thread && (p < 0 || !an.happensAfter(i, p)) {
 				s.mark(x, i)
 			}
 		}
-		for _, i := range x.an.deps[j] {
+		for _, i := range an.deps[j] {
 			consider(int(i))
 		}
-		for _, i := range x.an.dis[j] {
+		for _, i := range an.dis[j] {
 			consider(int(i))
 		}
 		if j == failing {
@@ -200,15 +202,15 @@ func (s *cbStrategy) Branch(x *Explorer, br *Branch) error {
 			}
 		}
 	}
-	x.tagDisabled()
-	x.tagLockWaits(n)
+	tagDisabled(x)
+	tagLockWaits(x, n)
 	return x.probe()
 }
 
 // mark makes node i an explicit CSP: every runnable thread is tagged
 // there (the path refuses those explored, asleep or over the bound).
-func (s *cbStrategy) mark(x *Explorer, i int) {
-	if implicitCSP(&x.nodes[i]) {
+func (s *cbStrategy) mark(x Path, i int) {
+	if implicitCSP(x.node(i)) {
 		return // it branches on everything already
 	}
 	s.nodes[i].marked = true

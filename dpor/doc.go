@@ -31,7 +31,14 @@
 // branch as nodes, running a branch, backtracking to the deepest tagged
 // node, snapshots, the analysis, the depth heuristic, the frontier). Which
 // alternatives to tag after a branch, and which tags to refuse, is a
-// Strategy, one file each, registered by name (Spec.Strategy):
+// Strategy, one file each, registered by name (Spec.Strategy). A strategy
+// sees the exploration only through Path (path.go): the branch's nodes,
+// transitions, choices and analysis, the machine, and the marks it may
+// leave (tags, injected choices, a new walk), each through the explorer's
+// filters; it never names the Explorer (TestStrategiesSeeOnlyThePath).
+// What the reducing strategies share (events, the thesis's tagging rule,
+// lock races, the nets for what a branch never ran) is races.go's. The
+// strategies:
 //   - dpor (dpor.go, the default): the thesis's tagging
 //     (is_evil_ancestor / tag_good_sibling / tag_all_siblings): for each
 //     race i<j (a conflict not ordered by happens-before; the direct ones,

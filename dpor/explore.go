@@ -258,11 +258,8 @@ type Explorer struct {
 	// classes holds the Mazurkiewicz traces of the interleavings run
 	// (Result.Traces); classesPartial: not all of them (resumed, or
 	// capped at MaxCountedTraces).
-	classes  map[[16]byte]struct{}
-	classBuf []byte // class's buffer
-	// rerunEnd is the branch's end state while optimal DPOR re-runs its
-	// reversals (endReruns restores it).
-	rerunEnd       record.Snapshot
+	classes        map[[16]byte]struct{}
+	classBuf       []byte // class's buffer
 	classesPartial bool
 	lastStamp      time.Duration
 	start          time.Time
@@ -517,7 +514,7 @@ func (x *Explorer) hasNext() bool {
 // reports false to leave the explorer's order: injected choices, then
 // tags as they came).
 type orderer interface {
-	first(x *Explorer, i int) (record.Choice, bool)
+	first(x Path, i int) (record.Choice, bool)
 }
 
 // next takes the strategy's first choice (orderer), or else the first
@@ -579,72 +576,26 @@ func (x *Explorer) backtrack(d int) error {
 func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 	br := &Branch{}
 	for {
-		n := &x.nodes[len(x.nodes)-1]
-		ch := pending
-		fromTag := pending.Thread != 0
+		k := len(x.nodes) - 1
+		n := &x.nodes[k]
+		ch, fromTag := x.choose(pending)
 		pending = record.Choice{}
-		if ch.Thread == 0 {
-			ch = x.strat.Pick(x)
-			if ch.Thread == abandon {
-				// Every runnable thread is asleep: whatever runs next
-				// repeats an explored subtree.
-				br.SleepBlocked = true
-				break
-			}
-		}
-		if ch.Thread == 0 {
-			ch.Thread = x.m.Default().Thread
-			if x.opt.RetrySets {
-				ch.Thread = x.unblocked(len(x.nodes)-1, ch.Thread)
-			}
+		if ch.Thread == abandon {
+			// Every runnable thread is asleep: whatever runs next
+			// repeats an explored subtree.
+			br.SleepBlocked = true
+			break
 		}
 		q := ch.Thread
 		pre := n.pre + n.cost(q)
 		n.chosen = q
 		if x.opt.RetrySets {
-			v := ch.Value
-			n.narrowed = fromTag && ch.Value == 0 && !covers(x.tagSet, n.consIn)
-			ch, x.consNext = x.constrain(len(x.nodes)-1, ch, fromTag)
-			if ch.Value != v && !slices.Contains(n.injected, ch) {
-				n.injected = append(n.injected, ch) // tried (as the retry set's)
-				if n.narrowed {
-					n.narrowInj = append(n.narrowInj, ch)
-				}
-			}
+			ch = x.retryConstrain(k, ch, fromTag)
 		}
-		if ch.Value == 0 {
-			switch {
-			case !n.narrowed:
-				n.narrow = remove(n.narrow, q)
-			case !contains(n.explored, q):
-				n.narrow = append(n.narrow, q)
-			}
-			if !contains(n.explored, q) {
-				n.explored = append(n.explored, q)
-			}
-			if !x.opt.RetrySets {
-				n.tagged = remove(n.tagged, q)
-			} else if !fromTag {
-				x.noteDefault(len(x.nodes)-1, q)
-			}
-			x.injectRetry(len(x.nodes)-1, q) // where a transaction starts, it may abort
-		} else {
-			// A choice with a value (injected, or optimal DPOR's wakeup
-			// tree's): tried, no longer to do.
-			if !slices.Contains(n.injected, ch) {
-				n.injected = append(n.injected, ch)
-			}
-			// One that a narrower retry set forced stays to do, if it is.
-			if !n.narrowed {
-				n.narrowInj = slices.DeleteFunc(slices.Clone(n.narrowInj), func(c record.Choice) bool { return c == ch })
-				if k := slices.Index(n.inject, ch); k >= 0 {
-					n.inject = slices.Delete(slices.Clone(n.inject), k, k+1)
-				}
-			}
-		}
+		x.markRan(k, ch, fromTag)
 		fresh := true
 		if vs, ok := x.strat.(valueSelector); ok {
-			fresh = vs.allValues(x, len(x.nodes)-1, ch)
+			fresh = vs.allValues(x, k, ch)
 		}
 		x.preempted = append(x.preempted, n.cost(q) > 0)
 		tr, err := x.m.Step(ch)
@@ -673,11 +624,11 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 			}
 			break
 		}
-		if x.stopAtSelfAbort(len(x.nodes)-1, ch, tr) {
+		if x.stopAtSelfAbort(k, ch, tr) {
 			br.SelfAbort = true
 			break
 		}
-		x.noteValues(len(x.nodes)-1, ch, tr, fresh)
+		x.noteValues(k, ch, tr, fresh)
 		x.pushNode(q, voluntary(tr.PP.Kind), pre)
 		if b := x.tooDeep(); b != nil {
 			br.Bug = b
@@ -726,6 +677,58 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 	}
 	br.Estimate = x.estimate(x.est.Leaf())
 	return br, nil
+}
+
+// choose is the choice to run at the branch's last node: pending (a
+// tag or an injected choice next took there), else the strategy's pick,
+// else the machine's default (with retry sets, one no constraint
+// blocks). fromTag: it is pending. Its thread is abandon when the
+// strategy ends the branch there.
+func (x *Explorer) choose(pending record.Choice) (ch record.Choice, fromTag bool) {
+	if pending.Thread != 0 {
+		return pending, true
+	}
+	ch = x.strat.Pick(x)
+	if ch.Thread == 0 {
+		ch.Thread = x.m.Default().Thread
+		if x.opt.RetrySets {
+			ch.Thread = x.unblocked(len(x.nodes)-1, ch.Thread)
+		}
+	}
+	return ch, false
+}
+
+// markRan notes at node k that choice ch runs there: a thread's choice
+// is explored and no longer tagged (with retry sets, its tags stay until
+// their sets are covered: retry.go), and where it starts a transaction
+// the abort is injected (injectRetry); a choice with a value (injected,
+// or optimal DPOR's wakeup tree's) is tried, no longer to do, unless a
+// narrower retry set forced it.
+func (x *Explorer) markRan(k int, ch record.Choice, fromTag bool) {
+	n := &x.nodes[k]
+	q := ch.Thread
+	if ch.Value != 0 {
+		if !slices.Contains(n.injected, ch) {
+			n.injected = append(n.injected, ch)
+		}
+		if !n.narrowed {
+			n.narrowInj = slices.DeleteFunc(slices.Clone(n.narrowInj), func(c record.Choice) bool { return c == ch })
+			if i := slices.Index(n.inject, ch); i >= 0 {
+				n.inject = slices.Delete(slices.Clone(n.inject), i, i+1)
+			}
+		}
+		return
+	}
+	x.noteNarrow(n, q)
+	if !contains(n.explored, q) {
+		n.explored = append(n.explored, q)
+	}
+	if !x.opt.RetrySets {
+		n.tagged = remove(n.tagged, q)
+	} else if !fromTag {
+		x.noteDefault(k, q)
+	}
+	x.injectRetry(k, q) // where a transaction starts, it may abort
 }
 
 // MaxCountedTraces caps the Mazurkiewicz traces an exploration holds to
@@ -840,4 +843,69 @@ func (x *Explorer) estimate(e estimator.Estimate) estimator.Estimate {
 		e.ModelProportion, e.ModelTotal = 0, 0
 	}
 	return e
+}
+
+// probe handles the threads the end of the execution cut off. When the
+// last transition ended the program (a bug, or an exit while other threads
+// could still run), what those threads would have done never ran, so no
+// conflict can involve it. Flanagan and Godefroid consider the next
+// transition of every enabled thread; since a failure also hides the
+// threads' later transitions, probe each thread's whole remaining run
+// alone, from the node before the last transition, tag its conflicts with
+// the branch, and drop it. (Landslide stops at the first bug, where this
+// matters less; exploring past bugs and programs that exit with threads
+// still running need it.)
+func (x *Explorer) probe() error {
+	n := len(x.trs)
+	if n == 0 || len(x.nodes) != n {
+		return nil // a loop bug or budget cut the branch while running on
+	}
+	last := &x.nodes[n-1]
+	var others []record.TID
+	for _, p := range last.runnable {
+		if p != x.trs[n-1].Thread {
+			others = append(others, p)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	// Ending the program disabled them: the last transition is dependent
+	// with each one's next (thesis §3.4.2, "enabled_by").
+	for _, p := range others {
+		x.tag(n-1, p)
+	}
+	end := x.m.Snapshot() // the caller's OnBranch looks at the end state
+	defer x.m.Restore(end)
+	lastSnap, err := x.snapAt(n - 1)
+	if err != nil {
+		return err
+	}
+	for _, p := range others {
+		x.m.Restore(lastSnap)
+		for k := 0; k < maxProbe; k++ {
+			if done, _ := x.m.Ended(); done || !contains(x.m.Runnable(), p) {
+				break
+			}
+			tr, err := x.m.Step(record.Choice{Thread: p})
+			if err != nil && !errors.Is(err, record.ErrBudget) {
+				return fmt.Errorf("dpor: probing thread %d: %w", p, err)
+			}
+			j := len(x.trs)
+			x.trs = append(x.trs, tr)
+			x.an.add(tr, last.runnable)
+			for _, i := range append(x.an.conf[j], x.an.dis[j]...) {
+				if int(i) < n {
+					tagPair(x, int(i), j)
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		tagLockWaits(x, n) // p may have stopped at a lock
+		x.an.truncate(n)
+		x.trs = x.trs[:n]
+	}
+	return nil
 }

@@ -18,11 +18,11 @@ func init() {
 
 type fullStrategy struct{}
 
-func (fullStrategy) Bound(r int) (int, bool)      { return onlyRound0(r) }
-func (fullStrategy) Reached(x *Explorer, i int)   { x.tagAll(i) }
-func (fullStrategy) Pick(*Explorer) record.Choice { return record.Choice{} }
-func (fullStrategy) Branch(x *Explorer, br *Branch) error {
+func (fullStrategy) Bound(r int) (int, bool) { return onlyRound0(r) }
+func (fullStrategy) Reached(x Path, i int)   { x.tagAll(i) }
+func (fullStrategy) Pick(Path) record.Choice { return record.Choice{} }
+func (fullStrategy) Branch(x Path, br *Branch) error {
 	x.injectConflicts(br.NewPairs)
 	return nil
 }
-func (fullStrategy) Skip(*Explorer, int, record.Choice) bool { return false }
+func (fullStrategy) Skip(Path, int, record.Choice) bool { return false }

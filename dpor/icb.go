@@ -30,14 +30,14 @@ func init() {
 
 type icbStrategy struct{ max *int }
 
-func (s icbStrategy) Bound(r int) (int, bool)    { return boundedRound(s.max, r) }
-func (icbStrategy) Reached(x *Explorer, i int)   { x.tagAll(i) }
-func (icbStrategy) Pick(*Explorer) record.Choice { return record.Choice{} }
-func (icbStrategy) Branch(x *Explorer, br *Branch) error {
+func (s icbStrategy) Bound(r int) (int, bool) { return boundedRound(s.max, r) }
+func (icbStrategy) Reached(x Path, i int)     { x.tagAll(i) }
+func (icbStrategy) Pick(Path) record.Choice   { return record.Choice{} }
+func (icbStrategy) Branch(x Path, br *Branch) error {
 	x.injectConflicts(br.NewPairs) // as full enumeration does
 	return nil
 }
-func (icbStrategy) Skip(*Explorer, int, record.Choice) bool { return false }
+func (icbStrategy) Skip(Path, int, record.Choice) bool { return false }
 
 // CHESS-atomic (the CB-DPOR thesis's §2.3, §6.1.1; CHESS as first
 // described): iterative context bounding that preempts a thread only
@@ -69,15 +69,15 @@ type chessAtomic struct{ max *int }
 func (s chessAtomic) Bound(r int) (int, bool) { return boundedRound(s.max, r) }
 
 // Reached: an implicit switch point branches on every thread.
-func (chessAtomic) Reached(x *Explorer, i int) {
-	if implicitCSP(&x.nodes[i]) {
+func (chessAtomic) Reached(x Path, i int) {
+	if implicitCSP(x.node(i)) {
 		x.tagAll(i)
 	}
 }
 
 // Pick: the last thread goes on (where it can, and did not yield).
-func (chessAtomic) Pick(x *Explorer) record.Choice {
-	if n := &x.nodes[len(x.nodes)-1]; !implicitCSP(n) {
+func (chessAtomic) Pick(x Path) record.Choice {
+	if n := x.node(x.depth() - 1); !implicitCSP(n) {
 		return record.Choice{Thread: n.prev}
 	}
 	return record.Choice{}
@@ -86,20 +86,21 @@ func (chessAtomic) Pick(x *Explorer) record.Choice {
 // Branch: a node where the last thread went on with an atomic access
 // branches on every thread; one where it went on otherwise, with another
 // thread able to run, is a switch point left out.
-func (chessAtomic) Branch(x *Explorer, br *Branch) error {
+func (chessAtomic) Branch(x Path, br *Branch) error {
+	trs := x.transitions()
 	x.injectConflicts(br.NewPairs) // as full enumeration does
-	for i := x.lastDiv; i < len(x.trs) && i < len(x.nodes); i++ {
-		n := &x.nodes[i]
-		if implicitCSP(n) || x.trs[i].Thread != n.prev {
+	for i := x.divergence(); i < len(trs) && i < x.depth(); i++ {
+		n := x.node(i)
+		if implicitCSP(n) || trs[i].Thread != n.prev {
 			continue
 		}
-		if acc := x.trs[i].Accesses; len(acc) > 0 && acc[0].Atomic {
+		if acc := trs[i].Accesses; len(acc) > 0 && acc[0].Atomic {
 			x.tagAll(i)
 		} else if len(n.runnable) > 1 {
-			x.restricted = true
+			x.restrict()
 		}
 	}
 	return nil
 }
 
-func (chessAtomic) Skip(*Explorer, int, record.Choice) bool { return false }
+func (chessAtomic) Skip(Path, int, record.Choice) bool { return false }

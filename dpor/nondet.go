@@ -28,7 +28,7 @@ import (
 // choice ch the path runs at node i, before it runs. Without it,
 // everywhere.
 type valueSelector interface {
-	allValues(x *Explorer, i int, ch record.Choice) bool
+	allValues(x Path, i int, ch record.Choice) bool
 }
 
 // values is how many values thread q's nondet call takes at the

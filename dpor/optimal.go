@@ -95,51 +95,6 @@ func init() {
 // OptimalTMCaveat is Result.Caveat where optimal DPOR met an _xbegin.
 const OptimalTMCaveat = "optimal DPOR is not exact on programs with transactions: it can miss interleavings in which transactions abort (the dpor strategy explores them all)"
 
-// event is a transition as the strategy compares it: its thread, what it
-// touched, and the threads whose runnability it changed.
-type event struct {
-	thread record.TID
-	value  int64 // the choice's value (an _xbegin's, or the nondet call's the transition ends at)
-	// fresh: the value is open (the reversed side of a race, whose
-	// transition may differ): every variant is explored where it runs.
-	fresh bool
-	// variant: the transition ended at a nondet call; its siblings are
-	// the other values' (see advance).
-	variant bool
-	// open: the reversed side of a race whose run before its partner
-	// could not be seen (see rerunSeq): its keys are what it touched after
-	// the partner, a guess, so it commutes with nothing (weakInitial).
-	open bool
-	// xbegin: the transition starts at an _xbegin, so it is one of
-	// several outcomes (the transaction commits, or aborts with a
-	// status): its thread can run another one there (see advance and
-	// weakInitial).
-	xbegin bool
-	// ends: the transition ended the program with other threads alive (an
-	// exit: endsOthers): it is dependent with every event of another
-	// thread, wherever it runs.
-	ends  bool
-	keys  []keyMask
-	flips []record.TID
-}
-
-// dependent reports whether a and b do not commute.
-func (a *event) dependent(b *event) bool {
-	if a.thread == b.thread || a.ends || b.ends || contains(a.flips, b.thread) || contains(b.flips, a.thread) {
-		return true
-	}
-	return keysConflict(a.keys, b.keys)
-}
-
-// choice is the choice that runs the event.
-func (a *event) choice() record.Choice { return record.Choice{Thread: a.thread, Value: a.value} }
-
-// runs reports whether a stands for b, a transition of the same thread:
-// the same choice, or a's value open.
-func (a *event) runs(b *event) bool {
-	return a.thread == b.thread && (a.fresh || !b.fresh && a.value == b.value)
-}
-
 // wnode is a node of a wakeup tree: the transition ev (none at the root)
 // and the sequences that continue after it, in exploration order.
 type wnode struct {
@@ -168,6 +123,9 @@ type optimalStrategy struct {
 	// rerunSeq writes the sequence it ran into: nothing keeps either
 	// (the wakeup tree's insert copies the events it keeps).
 	seq, seq2 []event
+	// rerunEnd is the branch's end state while the re-runs move the
+	// machine (endReruns restores it).
+	rerunEnd record.Snapshot
 }
 
 // restartNow implements restarter: optimal DPOR learned, after deciding
@@ -195,7 +153,7 @@ func (*optimalStrategy) Bound(r int) (int, bool) { return onlyRound0(r) }
 // Reached sets up node i: the root's state is empty; a child's sleep set
 // is its parent's sleepers independent of the transition that led here,
 // and its wakeup tree the subtree of that transition's thread.
-func (s *optimalStrategy) Reached(x *Explorer, i int) {
+func (s *optimalStrategy) Reached(x Path, i int) {
 	if i == 0 {
 		s.nodes = append(s.nodes[:0], optNode{})
 		return
@@ -218,13 +176,13 @@ func (s *optimalStrategy) Reached(x *Explorer, i int) {
 			n.sleep = append(n.sleep, q)
 		}
 	}
-	if len(x.nodes[i].xb) > 0 {
-		x.caveat = OptimalTMCaveat
+	if len(x.node(i).xb) > 0 {
+		x.setCaveat(OptimalTMCaveat)
 	}
 	// A sequence whose next thread cannot run here was built from a
 	// wrong guess of what it would do (see the package comment on
 	// transitions): drop it; the race behind it is found again.
-	n.wut.kids = slices.DeleteFunc(slices.Clone(n.wut.kids), func(k *wnode) bool { return !contains(x.nodes[i].runnable, k.ev.thread) })
+	n.wut.kids = slices.DeleteFunc(slices.Clone(n.wut.kids), func(k *wnode) bool { return !contains(x.node(i).runnable, k.ev.thread) })
 	s.nodes = append(s.nodes, n)
 	for _, kid := range n.wut.kids {
 		x.tagChoice(i, kid.ev.choice())
@@ -236,10 +194,10 @@ func (s *optimalStrategy) Reached(x *Explorer, i int) {
 // there, and the child's own sequences leave the wakeup tree. It returns
 // the child's event and its subtree (nil if it was not in the tree). It
 // cuts the strategy's nodes to the path's first i+1.
-func (s *optimalStrategy) advance(x *Explorer, i int) (event, *wnode) {
+func (s *optimalStrategy) advance(x Path, i int) (event, *wnode) {
 	s.nodes = s.nodes[:i+1]
 	p := &s.nodes[i]
-	ev := x.event(i)
+	ev := eventAt(x, i)
 	if p.cur != nil && p.cur.choice() == ev.choice() && !p.cur.fresh {
 		return ev, nil // already noted (Branch after a branch that ended at i)
 	}
@@ -262,16 +220,16 @@ func (s *optimalStrategy) advance(x *Explorer, i int) (event, *wnode) {
 // Pick follows the wakeup tree; past its end, the machine's default
 // thread unless it is asleep, then the first runnable thread awake. With
 // every runnable thread asleep the branch is sleep-set blocked.
-func (s *optimalStrategy) Pick(x *Explorer) record.Choice {
-	i := len(x.nodes) - 1
+func (s *optimalStrategy) Pick(x Path) record.Choice {
+	i := x.depth() - 1
 	n := &s.nodes[i]
 	if len(n.wut.kids) > 0 {
 		return n.wut.kids[0].ev.choice()
 	}
-	if d := x.m.Default().Thread; d != 0 && !s.asleep(i, record.Choice{Thread: d}) {
+	if d := x.machine().Default().Thread; d != 0 && !s.asleep(i, record.Choice{Thread: d}) {
 		return record.Choice{Thread: d}
 	}
-	for _, q := range x.nodes[i].runnable {
+	for _, q := range x.node(i).runnable {
 		if c := (record.Choice{Thread: q}); !s.asleep(i, c) {
 			return c
 		}
@@ -280,7 +238,7 @@ func (s *optimalStrategy) Pick(x *Explorer) record.Choice {
 	// abort may not be: its commit's subtree does not hold it, and an
 	// abort is otherwise run only as a commit's sibling (injectRetry)
 	// or where a wakeup sequence puts it.
-	for _, q := range x.nodes[i].runnable {
+	for _, q := range x.node(i).runnable {
 		if c := (record.Choice{Thread: q, Value: record.XabortRetry}); x.retryAt(i, q) && !s.asleep(i, c) {
 			return c
 		}
@@ -302,8 +260,8 @@ func (s *optimalStrategy) asleep(i int, c record.Choice) bool {
 // order they were inserted, an abort among them. Injected choices that
 // are not in the tree (a commit's abort, a nondet call's other values:
 // siblings of the transition that ran) come after the tree's children.
-func (s *optimalStrategy) first(x *Explorer, i int) (record.Choice, bool) {
-	n := &x.nodes[i]
+func (s *optimalStrategy) first(x Path, i int) (record.Choice, bool) {
+	n := x.node(i)
 	if i >= len(s.nodes) {
 		return record.Choice{}, false
 	}
@@ -317,14 +275,16 @@ func (s *optimalStrategy) first(x *Explorer, i int) (record.Choice, bool) {
 }
 
 // Skip refuses a tag of a choice asleep at the node.
-func (s *optimalStrategy) Skip(x *Explorer, i int, c record.Choice) bool {
+func (s *optimalStrategy) Skip(x Path, i int, c record.Choice) bool {
 	return i < len(s.nodes) && s.asleep(i, c)
 }
 
 // Branch inserts, for each new race e ⋖ e′ of the branch, the sequence
 // that reverses it at the node before e, then applies the dpor strategy's
 // safety nets.
-func (s *optimalStrategy) Branch(x *Explorer, br *Branch) error {
+func (s *optimalStrategy) Branch(x Path, br *Branch) error {
+	trs := x.transitions()
+	an := x.analysis()
 	if !s.conservative && x.cutOff() {
 		s.conservative = true
 		if s.absentUsed {
@@ -332,111 +292,57 @@ func (s *optimalStrategy) Branch(x *Explorer, br *Branch) error {
 			return nil
 		}
 	}
-	if n := len(x.trs); n == len(x.nodes) {
+	if n := len(trs); n == x.depth() {
 		s.advance(x, n-1) // the branch ended after the last node's transition
 	} else {
-		s.nodes = s.nodes[:len(x.nodes)]
+		s.nodes = s.nodes[:x.depth()]
 	}
-	evs := make([]event, len(x.trs))
+	evs := make([]event, len(trs))
 	for k := range evs {
-		evs[k] = x.event(k)
+		evs[k] = eventAt(x, k)
 	}
 	// The re-runs of this branch's reversals move the machine: one
 	// snapshot of its end state, taken at the first, brings it back
 	// after the last (not one per re-run).
-	defer x.endReruns()
-	for _, p := range x.an.racesFrom(0) {
-		s.reverse(x, evs, x.lockRace(p[0], p[1]), p[1])
+	defer s.endReruns(x)
+	for _, p := range an.racesFrom(0) {
+		s.reverse(x, evs, lockRace(x, p[0], p[1]), p[1])
 	}
-	for _, p := range x.an.disabledFrom(0) {
+	for _, p := range an.disabledFrom(0) {
 		s.reverse(x, evs, p[0], p[1])
 	}
-	if br.Bug != nil && len(x.nodes) == len(x.trs) {
+	if br.Bug != nil && x.depth() == len(trs) {
 		// A failure is dependent with every transition of another thread
 		// (see dporStrategy.Branch): it races with those that do not
 		// happen before it.
-		j := len(x.trs) - 1
-		x.an.failing = j
+		j := len(trs) - 1
+		an.failing = j
 		for i := 0; i < j; i++ {
-			if x.trs[i].Thread != x.trs[j].Thread && !x.an.happensAfter(i, j) {
+			if trs[i].Thread != trs[j].Thread && !an.happensAfter(i, j) {
 				s.reverse(x, evs, i, j)
 			}
 		}
 	}
-	x.endReruns()
-	x.tagDisabled()
-	x.tagLockWaits(len(x.trs))
+	s.endReruns(x)
+	tagDisabled(x)
+	tagLockWaits(x, len(trs))
 	return x.probe()
 }
 
 // endReruns brings the machine back to the branch's end if re-runs moved
 // it.
-func (x *Explorer) endReruns() {
-	if x.rerunEnd != nil {
-		x.m.Restore(x.rerunEnd)
-		x.rerunEnd = nil
+func (s *optimalStrategy) endReruns(x Path) {
+	if s.rerunEnd != nil {
+		x.machine().Restore(s.rerunEnd)
+		s.rerunEnd = nil
 	}
-}
-
-// lockRace: a lock j of a mutex races, as a memory conflict, with the
-// unlock i that released it before, but that order cannot be reversed (the
-// lock would wait for the unlock). The race to reverse is with the
-// acquisition that unlock ended (Nidhugg's lock races): the last
-// transition of i's thread up to i that took the mutex.
-func (x *Explorer) lockRace(i, j int) int {
-	m, ok := lockTaken(x.trs[j], false)
-	if !ok || !releases(x.trs[i], m) {
-		return i
-	}
-	for k := i; k >= 0; k-- {
-		if x.trs[k].Thread != x.trs[i].Thread {
-			continue
-		}
-		if n, ok := lockTaken(x.trs[k], true); ok && n == m {
-			return k
-		}
-	}
-	return i
-}
-
-// lockTaken is the mutex a transition acquired in one atomic step that
-// waits while the mutex is held (the kernel's pthread_mutex_lock: its
-// SyncEnter and SyncReturn together, at one PC), if any. A trylock
-// (record.TryLock) never waits, so its races with unlocks are reversible
-// as they are; a lock function of a thread library (the P2 API) takes its
-// lock through its own accesses, which the races see.
-// With try, a trylock that took the mutex counts too.
-func lockTaken(tr *record.Transition, try bool) (uint64, bool) {
-	for k := 0; k+1 < len(tr.Sync); k++ {
-		e, r := &tr.Sync[k], &tr.Sync[k+1]
-		if e.Kind == record.SyncEnter && e.Func == record.MutexLock && r.Kind == record.SyncReturn &&
-			r.Func == record.MutexLock && r.Arg == e.Arg && r.PC == e.PC && (try || e.Other != record.TryLock) {
-			return e.Arg, true
-		}
-	}
-	return 0, false
-}
-
-// releases reports whether tr released mutex m (and did not take it
-// again after).
-func releases(tr *record.Transition, m uint64) bool {
-	rel := false
-	for _, e := range tr.Sync {
-		switch {
-		case e.Kind == record.SyncEnter && e.Func == record.MutexUnlock && e.Arg == m:
-			rel = true
-		case e.Kind == record.SyncReturn && e.Func == record.MutexLock && e.Arg == m:
-			rel = false
-		}
-	}
-	return rel
 }
 
 // reverse inserts at node i the sequence v = notdep(e_i).e_j (every
 // transition of the branch after i that does not happen after it, in the
 // branch's order, then j), unless a thread asleep there is a weak
 // initial of it (then an explored subtree already holds its reversal).
-func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
+func (s *optimalStrategy) reverse(x Path, evs []event, i, j int) {
 	if i >= len(s.nodes) || j >= len(evs) {
 		return
 	}
@@ -444,9 +350,9 @@ func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
 	defer func() { s.seq = v[:0] }()
 	moved := false // a transition of v changed another thread's runnability, which v moved
 	for k := i + 1; k < len(evs); k++ {
-		if k != j && !x.an.happensAfter(i, k) {
+		if k != j && !x.analysis().happensAfter(i, k) {
 			v = append(v, evs[k])
-			moved = moved || x.flipsMoved(i, k)
+			moved = moved || flipsMoved(x, i, k)
 		}
 	}
 	last := evs[j]
@@ -461,7 +367,7 @@ func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
 		// on what it reads). Or v moved a transition that changed a
 		// thread's runnability before that thread's own steps. Run v
 		// there to see what it does.
-		if out, ok := x.rerunSeq(i, append(v, last), s.seq2); ok {
+		if out, ok := s.rerunSeq(x, i, append(v, last), s.seq2); ok {
 			s.seq2 = v[:0] // the two buffers swap
 			v, last = out[:len(out)-1], out[len(out)-1]
 		} else {
@@ -475,10 +381,10 @@ func (s *optimalStrategy) reverse(x *Explorer, evs []event, i, j int) {
 			return
 		}
 	}
-	if !contains(x.nodes[i].runnable, v[0].thread) {
+	if !contains(x.node(i).runnable, v[0].thread) {
 		// Not a race the sequence can reverse (only a failure's can be
 		// so, through what the failure cut short): tag as dpor does.
-		x.tagPair(i, j)
+		tagPair(x, i, j)
 		return
 	}
 	if first, added := n.wut.insert(v, s.weakInitial); added {
@@ -547,10 +453,11 @@ func touchesWritten(a, b *event) bool {
 // i on) left out of notdep(e_i): moved before them, it may change another
 // thread's runnability, or none (a thread's exit wakes its joiner only if
 // the joiner already waits).
-func (x *Explorer) flipsMoved(i, k int) bool {
-	for _, t := range x.an.flips[k] {
+func flipsMoved(x Path, i, k int) bool {
+	an := x.analysis()
+	for _, t := range an.flips[k] {
 		for m := i; m < k; m++ {
-			if x.trs[m].Thread == t && (m == i || x.an.happensAfter(i, m)) {
+			if x.transitions()[m].Thread == t && (m == i || an.happensAfter(i, m)) {
 				return true
 			}
 		}
@@ -564,33 +471,34 @@ func (x *Explorer) flipsMoved(i, k int) bool {
 // when v cannot run there. The machine is left where the re-run stopped:
 // the first re-run of a branch snapshots the branch's end, and Branch
 // restores it after the last (endReruns).
-func (x *Explorer) rerunSeq(i int, v, into []event) ([]event, bool) {
-	if x.rerunEnd == nil {
-		x.rerunEnd = x.m.Snapshot() // endReruns restores it
+func (s *optimalStrategy) rerunSeq(x Path, i int, v, into []event) ([]event, bool) {
+	m := x.machine()
+	if s.rerunEnd == nil {
+		s.rerunEnd = m.Snapshot() // endReruns restores it
 	}
 	snap, err := x.snapAt(i)
 	if err != nil {
 		return nil, false
 	}
-	x.m.Restore(snap)
+	m.Restore(snap)
 	var after []record.TID
 	out := append(into[:0], v...)
-	before := x.m.Runnable()
+	before := m.Runnable()
 	for k := range out {
 		e := &out[k]
 		if k > 0 {
 			before = after // the state did not change since
 		}
-		if done, _ := x.m.Ended(); done || !contains(before, e.thread) {
+		if done, _ := m.Ended(); done || !contains(before, e.thread) {
 			return nil, false
 		}
-		tr, err := x.m.Step(e.choice())
+		tr, err := m.Step(e.choice())
 		if err != nil {
 			return nil, false
 		}
 		e.keys, e.flips = transitionKeys(tr), nil
-		after = x.m.Runnable()
-		ended, _ := x.m.Ended()
+		after = m.Runnable()
+		ended, _ := m.Ended()
 		for _, t := range before {
 			if t != e.thread && (ended || !contains(after, t)) {
 				e.flips = append(e.flips, t)
@@ -650,24 +558,6 @@ func chain(v []event) *wnode {
 	return head
 }
 
-// event is transition k of the branch as the strategy compares it.
-// A transition that ended the execution (a failure, an exit) disabled
-// every other thread that could run.
-func (x *Explorer) event(k int) event {
-	e := event{thread: x.trs[k].Thread, value: x.choiceValue(k), keys: x.an.keys[k], flips: x.an.flips[k]}
-	e.variant = k < len(x.nodes) && x.nodeValues(k, e.thread) > 0
-	e.xbegin = k < len(x.nodes) && x.atXbegin(k, e.thread)
-	e.ends = endsOthers(x.trs[k])
-	if k == len(x.trs)-1 && len(x.nodes) == len(x.trs) {
-		for _, q := range x.nodes[k].runnable {
-			if q != e.thread {
-				e.flips = append(slices.Clip(e.flips), q)
-			}
-		}
-	}
-	return e
-}
-
 // OptimalNode is the optimal strategy's state at one node, in a Frontier.
 type OptimalNode struct {
 	Sleep []FrontierEvent `msgpack:",omitempty"`
@@ -695,29 +585,6 @@ type FrontierEvent struct {
 type OptimalTree struct {
 	Ev   FrontierEvent
 	Kids []OptimalTree `msgpack:",omitempty"`
-}
-
-func (e *event) save() FrontierEvent {
-	o := FrontierEvent{Thread: e.thread, Value: e.value, Fresh: e.fresh, Open: e.open, Variant: e.variant, Xbegin: e.xbegin, Ends: e.ends, Flips: slices.Clone(e.flips)}
-	for _, k := range e.keys {
-		o.Keys = append(o.Keys, k.key)
-		o.Masks = append(o.Masks, uint16(k.r)|uint16(k.w)<<8)
-	}
-	return o
-}
-
-func (o *FrontierEvent) load() (event, error) {
-	if len(o.Keys) != len(o.Masks) || o.Thread <= 0 || o.Value < 0 {
-		return event{}, fmt.Errorf("%w: optimal DPOR: an event of thread %d (value %d) with %d keys and %d masks", ErrFrontier, o.Thread, o.Value, len(o.Keys), len(o.Masks))
-	}
-	e := event{thread: o.Thread, value: o.Value, fresh: o.Fresh, open: o.Open, variant: o.Variant, xbegin: o.Xbegin, ends: o.Ends, flips: slices.Clone(o.Flips)}
-	for i, k := range o.Keys {
-		if i > 0 && k <= o.Keys[i-1] {
-			return event{}, fmt.Errorf("%w: optimal DPOR: an event's keys are out of order", ErrFrontier)
-		}
-		e.keys = append(e.keys, keyMask{key: k, r: uint8(o.Masks[i]), w: uint8(o.Masks[i] >> 8)})
-	}
-	return e, nil
 }
 
 func saveTree(kids []*wnode) []OptimalTree {

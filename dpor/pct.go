@@ -89,33 +89,31 @@ func (*pctStrategy) Bound(r int) (int, bool) { return onlyRound0(r) }
 
 // allValues: a walk never branches, so a nondet call takes its first
 // value, as in a random walk.
-func (*pctStrategy) allValues(*Explorer, int, record.Choice) bool { return false }
+func (*pctStrategy) allValues(Path, int, record.Choice) bool { return false }
 
 // Skip refuses every abort the explorer would inject: a walk draws its
 // own (walkSkip, step).
-func (*pctStrategy) Skip(_ *Explorer, _ int, c record.Choice) bool { return walkSkip(c) }
+func (*pctStrategy) Skip(_ Path, _ int, c record.Choice) bool { return walkSkip(c) }
 
 // Reached: the first walk chooses its root's thread in Pick.
-func (p *pctStrategy) Reached(x *Explorer, i int) {
+func (p *pctStrategy) Reached(x Path, i int) {
 	if i == 0 {
 		p.reset(x)
 	}
 }
 
 // Branch starts the next walk: the root's thread for it is its tag.
-func (p *pctStrategy) Branch(x *Explorer, _ *Branch) error {
-	root := &x.nodes[0]
-	root.explored, root.tagged = nil, nil
+func (p *pctStrategy) Branch(x Path, _ *Branch) error {
 	p.reset(x)
-	x.tag(0, p.step(x, 0).Thread) // no thread is at an _xbegin at the root
+	x.newWalk(p.step(x, 0).Thread) // no thread is at an _xbegin at the root
 	return nil
 }
 
 // Pick continues the walk (the path asks at every node of the walk but the
 // root's, which is a tag, except on the first walk).
-func (p *pctStrategy) Pick(x *Explorer) record.Choice {
-	last := len(x.nodes) - 1
-	if p.walk != x.executed+1 {
+func (p *pctStrategy) Pick(x Path) record.Choice {
+	last := x.depth() - 1
+	if p.walk != x.executions()+1 {
 		// Resumed within a walk: its start was drawn by the process that
 		// stored the frontier; draw it again along the path's nodes.
 		p.reset(x)
@@ -130,22 +128,22 @@ func (p *pctStrategy) Pick(x *Explorer) record.Choice {
 // gives and, where that thread is stopped at an _xbegin, a fair coin for
 // its transaction: it starts, or aborts with RETRY (no coin under
 // Spec.STM, as in random walks).
-func (p *pctStrategy) step(x *Explorer, j int) record.Choice {
-	c := record.Choice{Thread: p.choose(x.nodes[j].runnable, j+1)}
-	if !x.opt.STM && x.atXbegin(j, c.Thread) && p.rng.IntN(2) == 1 {
+func (p *pctStrategy) step(x Path, j int) record.Choice {
+	c := record.Choice{Thread: p.choose(x.node(j).runnable, j+1)}
+	if !x.stm() && x.atXbegin(j, c.Thread) && p.rng.IntN(2) == 1 {
 		c.Value = record.XabortRetry
 	}
 	return c
 }
 
-// reset starts walk x.executed+1: its PRNG, no thread seen, and its change
+// reset starts walk x.executions()+1: its PRNG, no thread seen, and its change
 // points in 1..K, K the rounded average depth of the walks before it.
-func (p *pctStrategy) reset(x *Explorer) {
-	p.walk = x.executed + 1
+func (p *pctStrategy) reset(x Path) {
+	p.walk = x.executions() + 1
 	p.rng = rand.New(rand.NewPCG(p.seed, uint64(p.walk)))
 	p.order, p.low, p.change = p.order[:0], p.low[:0], p.change[:0]
-	if n := x.executed; n > 0 {
-		k := max((x.depthSum+n/2)/n, 1)
+	if n := x.executions(); n > 0 {
+		k := max((x.depthTotal()+n/2)/n, 1)
 		for m := min(p.depth-1, k); len(p.change) < m; {
 			if c := 1 + p.rng.IntN(k); !slices.Contains(p.change, c) {
 				p.change = append(p.change, c)

@@ -37,44 +37,42 @@ func (*randomStrategy) Bound(r int) (int, bool) { return onlyRound0(r) }
 
 // allValues: a walk never branches, so a nondet call takes its first
 // value, as under landslide run --seed.
-func (*randomStrategy) allValues(*Explorer, int, record.Choice) bool { return false }
+func (*randomStrategy) allValues(Path, int, record.Choice) bool { return false }
 
 // Skip refuses every abort the explorer would inject: a walk draws its
 // own (walkSkip).
-func (*randomStrategy) Skip(_ *Explorer, _ int, c record.Choice) bool { return walkSkip(c) }
+func (*randomStrategy) Skip(_ Path, _ int, c record.Choice) bool { return walkSkip(c) }
 
 // Reached: the first walk draws its root's thread in Pick.
-func (r *randomStrategy) Reached(x *Explorer, i int) {
+func (r *randomStrategy) Reached(x Path, i int) {
 	if i == 0 {
-		r.reset(x.executed + 1)
+		r.reset(x.executions() + 1)
 	}
 }
 
 // Branch starts the next walk: the root's thread for it is its tag.
-func (r *randomStrategy) Branch(x *Explorer, _ *Branch) error {
+func (r *randomStrategy) Branch(x Path, _ *Branch) error {
 	r.startWalk(x)
 	return nil
 }
 
 // startWalk draws the root's thread of the next walk and tags it there.
-func (r *randomStrategy) startWalk(x *Explorer) {
-	root := &x.nodes[0]
-	root.explored, root.tagged = nil, nil
-	r.reset(x.executed + 1)
-	x.tag(0, r.choose(x, 0).Thread) // no thread is at an _xbegin at the root
+func (r *randomStrategy) startWalk(x Path) {
+	r.reset(x.executions() + 1)
+	x.newWalk(r.choose(x, 0).Thread) // no thread is at an _xbegin at the root
 }
 
 // Pick continues the walk (the path asks where no tag is pending: at
 // every node of the walk but the root's, which is a tag, except on the
 // first walk).
-func (r *randomStrategy) Pick(x *Explorer) record.Choice {
-	if w := x.executed + 1; r.walk != w && len(x.nodes) > 1 {
+func (r *randomStrategy) Pick(x Path) record.Choice {
+	if w := x.executions() + 1; r.walk != w && x.depth() > 1 {
 		// Resumed between walks: the root's draw was made by the process
 		// that stored the frontier; redo it.
 		r.reset(w)
 		r.choose(x, 0)
 	}
-	return r.choose(x, len(x.nodes)-1)
+	return r.choose(x, x.depth()-1)
 }
 
 func (r *randomStrategy) reset(walk int) {
@@ -86,9 +84,9 @@ func (r *randomStrategy) reset(walk int) {
 }
 
 // choose draws as schedule.Random does at node i's PP.
-func (r *randomStrategy) choose(x *Explorer, i int) record.Choice {
-	r.m.runnable, r.m.xb = x.nodes[i].runnable, x.nodes[i].xb
-	r.rng.Aborts = !x.opt.STM
+func (r *randomStrategy) choose(x Path, i int) record.Choice {
+	r.m.runnable, r.m.xb = x.node(i).runnable, x.node(i).xb
+	r.rng.Aborts = !x.stm()
 	c, err := r.rng.Choose(r.m, 0)
 	if err != nil {
 		return record.Choice{}

@@ -553,3 +553,33 @@ func (x *Explorer) unblocked(k int, q record.TID) record.TID {
 	n.consIn = cons
 	return q
 }
+
+// retryConstrain applies the retry sets to choice ch at node k: it notes
+// whether a tag runs under a narrower set than the node's (narrowed),
+// sets the constraints of the node to push (consNext), and returns the
+// choice with the _xbegin result the constraints force, which counts as
+// injected (tried) there.
+func (x *Explorer) retryConstrain(k int, ch record.Choice, fromTag bool) record.Choice {
+	n := &x.nodes[k]
+	v := ch.Value
+	n.narrowed = fromTag && ch.Value == 0 && !covers(x.tagSet, n.consIn)
+	ch, x.consNext = x.constrain(k, ch, fromTag)
+	if ch.Value != v && !slices.Contains(n.injected, ch) {
+		n.injected = append(n.injected, ch) // tried (as the retry set's)
+		if n.narrowed {
+			n.narrowInj = append(n.narrowInj, ch)
+		}
+	}
+	return ch
+}
+
+// noteNarrow notes whether thread q ran at node n only under a narrower
+// retry set (node.narrow).
+func (x *Explorer) noteNarrow(n *node, q record.TID) {
+	switch {
+	case !n.narrowed:
+		n.narrow = remove(n.narrow, q)
+	case !contains(n.explored, q):
+		n.narrow = append(n.narrow, q)
+	}
+}

@@ -67,13 +67,13 @@ func (*reversalStrategy) Bound(r int) (int, bool) { return onlyRound0(r) }
 
 // allValues: a walk never branches, so a nondet call takes its first
 // value.
-func (*reversalStrategy) allValues(*Explorer, int, record.Choice) bool { return false }
+func (*reversalStrategy) allValues(Path, int, record.Choice) bool { return false }
 
 // Skip refuses every abort the explorer would inject: the walks run the
 // default schedule's transactions.
-func (*reversalStrategy) Skip(_ *Explorer, _ int, c record.Choice) bool { return walkSkip(c) }
+func (*reversalStrategy) Skip(_ Path, _ int, c record.Choice) bool { return walkSkip(c) }
 
-func (*reversalStrategy) Reached(*Explorer, int) {}
+func (*reversalStrategy) Reached(Path, int) {}
 
 // candidate is walk w's candidate (w >= 2), false past the last.
 func (r *reversalStrategy) candidate(w int) (ReversalCandidate, bool) {
@@ -86,22 +86,20 @@ func (r *reversalStrategy) candidate(w int) (ReversalCandidate, bool) {
 
 // Branch takes the base's candidates after walk 1, and starts the next
 // walk from the root, or ends the walks.
-func (r *reversalStrategy) Branch(x *Explorer, _ *Branch) error {
+func (r *reversalStrategy) Branch(x Path, _ *Branch) error {
 	if r.st == nil {
-		r.st = &ReversalState{Base: slices.Clone(x.choices), Candidates: reversalCandidates(x)}
+		r.st = &ReversalState{Base: slices.Clone(x.branchChoices()), Candidates: reversalCandidates(x)}
 	}
-	c, ok := r.candidate(x.executed + 1)
+	c, ok := r.candidate(x.executions() + 1)
 	if !ok {
-		x.restricted = true
+		x.restrict()
 		return nil
 	}
-	root := &x.nodes[0]
-	root.explored, root.tagged = nil, nil
 	t := r.st.Base[0].Thread
 	if c.Node == 0 {
 		t = c.Thread
 	}
-	x.tag(0, t)
+	x.newWalk(t)
 	return nil
 }
 
@@ -113,9 +111,10 @@ func (r *reversalStrategy) Branch(x *Explorer, _ *Branch) error {
 // same place usually run the same code (the 99 writers of twostage_100),
 // so the first pass tries every different thing early; the second keeps
 // the walks' coverage of the candidates whole.
-func reversalCandidates(x *Explorer) []ReversalCandidate {
+func reversalCandidates(x Path) []ReversalCandidate {
+	trs := x.transitions()
 	pos := map[record.TID][]int{} // per thread, its transitions in order
-	for k, tr := range x.trs {
+	for k, tr := range trs {
 		pos[tr.Thread] = append(pos[tr.Thread], k)
 	}
 	place := func(i int, t record.TID) string {
@@ -127,17 +126,17 @@ func reversalCandidates(x *Explorer) []ReversalCandidate {
 		} else {
 			k = ks[n-1]
 		}
-		return fmt.Sprint(fresh, x.trs[k].Stack)
+		return fmt.Sprint(fresh, trs[k].Stack)
 	}
 	type cand struct {
 		ReversalCandidate
 		dup bool
 	}
 	var all []cand
-	for _, p := range x.an.pairsFrom(0) {
+	for _, p := range x.analysis().pairsFrom(0) {
 		i, j := p[0], p[1]
-		t := x.trs[j].Thread
-		if t == x.trs[i].Thread || !slices.Contains(x.nodes[i].runnable, t) {
+		t := trs[j].Thread
+		if t == trs[i].Thread || !slices.Contains(x.node(i).runnable, t) {
 			continue
 		}
 		all = append(all, cand{ReversalCandidate: ReversalCandidate{Node: i, Thread: t}})
@@ -169,9 +168,9 @@ func cmpCandidate(a, b ReversalCandidate) int {
 // Pick follows the base up to the walk's candidate, runs its thread
 // there, and the default schedule after it (walk 1: the default
 // throughout).
-func (r *reversalStrategy) Pick(x *Explorer) record.Choice {
-	i := len(x.nodes) - 1
-	c, ok := r.candidate(x.executed + 1)
+func (r *reversalStrategy) Pick(x Path) record.Choice {
+	i := x.depth() - 1
+	c, ok := r.candidate(x.executions() + 1)
 	switch {
 	case !ok || i > c.Node:
 		return record.Choice{}

@@ -14,7 +14,8 @@ import (
 // else: running a branch, backtracking to the deepest tagged node,
 // snapshots, the happens-before and conflict analysis, the depth
 // heuristic, the frontier. A strategy is one file of this package that
-// registers itself (register); adding one touches nothing else.
+// registers itself (register); adding one touches nothing else. It
+// sees the exploration only through Path.
 //
 // A strategy may keep state, but everything that decides the exploration
 // must be recoverable from the path (the frontier) and its Spec, so that
@@ -27,17 +28,17 @@ type Strategy interface {
 	Bound(r int) (int, bool)
 	// Reached sees the path arrive at a new node i (the root, i = 0,
 	// included, at the start of each round).
-	Reached(x *Explorer, i int)
+	Reached(x Path, i int)
 	// Pick is the choice to run at the path's last node when no tag is
 	// pending there (thread 0: the machine's default choice).
-	Pick(x *Explorer) record.Choice
+	Pick(x Path) record.Choice
 	// Branch sees each completed interleaving (the path at its end) and
 	// tags the alternatives it calls for.
-	Branch(x *Explorer, br *Branch) error
+	Branch(x Path, br *Branch) error
 	// Skip refuses a tag or an injected abort (choice c at node i) that
 	// the path would place: a reduction's proof that the subtree is
 	// already covered.
-	Skip(x *Explorer, i int, c record.Choice) bool
+	Skip(x Path, i int, c record.Choice) bool
 }
 
 // StrategyInfo describes a registered strategy.
