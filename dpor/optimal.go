@@ -473,6 +473,10 @@ func flipsMoved(x Path, i, k int) bool {
 // restores it after the last (endReruns).
 func (s *optimalStrategy) rerunSeq(x Path, i int, v, into []event) ([]event, bool) {
 	m := x.machine()
+	step := m.Step
+	if ss, ok := m.(record.ScratchStepper); ok {
+		step = ss.StepScratch // the keys and flips below are copies
+	}
 	if s.rerunEnd == nil {
 		s.rerunEnd = m.Snapshot() // endReruns restores it
 	}
@@ -492,7 +496,7 @@ func (s *optimalStrategy) rerunSeq(x Path, i int, v, into []event) ([]event, boo
 		if done, _ := m.Ended(); done || !contains(before, e.thread) {
 			return nil, false
 		}
-		tr, err := m.Step(e.choice())
+		tr, err := step(e.choice())
 		if err != nil {
 			return nil, false
 		}

@@ -355,6 +355,7 @@ func (k *Kernel) spinLoops(kind record.PPKind, tr *record.Transition) {
 		if v, ok := k.mem.Read32(m); ok && v != 0 {
 			k.block(t, []waitRange{{m, m + 4}})
 			t.waitMutex = m
+			k.releaseSpin(t.spin)
 			t.spin, t.spinDirty = nil, true
 			return
 		}

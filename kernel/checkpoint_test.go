@@ -75,6 +75,7 @@ func steps(k *Kernel, choices []record.Choice) ([]*record.Transition, error) {
 func dumpState(st state) string {
 	bug, out := st.bug, st.out
 	st.bug, st.out = nil, nil
+	st.pthreadsMade = 0 // the copy-on-write generation, not the state
 	st.heap = st.heap.clone()
 	for size, l := range st.heap.free {
 		if len(l) == 0 {

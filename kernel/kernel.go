@@ -223,13 +223,18 @@ type state struct {
 	// wtx is the weak transaction in flight (HTMConfig.Weak), if any.
 	wtx *weakTxn
 	// pthreads are the threads pthread_create made that no join has
-	// reaped (replaced, never written in place).
-	pthreads []pthreadRec
+	// reaped; setPthreads replaces them unless pthreadsMade, the
+	// Kernel.copies when the slice was made, says that no copy of the
+	// state shares it.
+	pthreads     []pthreadRec
+	pthreadsMade uint64
 }
 
 // clone copies the state for a snapshot. Only threads are copied: every
 // other slice is replaced, never written in place (appends use full slice
-// expressions), and the heap is copy-on-write (heapState.own).
+// expressions), or written in place only where the Kernel's copies count
+// shows that no copy shares it (pthreads), and the heap is copy-on-write
+// (heapState.own).
 func (s *state) clone() state { return s.cloneInto(nil) }
 
 // cloneInto is clone with the threads copied into buf's array when it is
@@ -269,10 +274,14 @@ type Kernel struct {
 	learned     map[uint64]bool
 
 	// The transition in progress.
-	tr        *record.Transition
-	ppStack   []uint64 // the stack at the PP ending tr
-	seen      map[record.Access]struct{}
-	seenFor   *record.Transition
+	tr      *record.Transition
+	ppStack []uint64 // the stack at the PP ending tr
+	seen    map[record.Access]struct{}
+	seenFor *record.Transition
+	// scratchTr is the transition StepScratch reuses; spinFree the
+	// spin-window nodes releaseSpin recycled.
+	scratchTr *record.Transition
+	spinFree  []*spinNode
 	violation *heapViolation
 	// capture, when not nil, makes Access record the stack at the first
 	// access by each instruction it holds with a nil stack
@@ -629,7 +638,11 @@ func (k *Kernel) Restore(s record.Snapshot) {
 	k.cpu.ClearReservation()
 	k.cpu.CancelResume() // a step cut short by a limit may have left it set
 	// The live threads are the kernel's own (Snapshot copies them): their
-	// array takes the snapshot's, rather than a new one at every restore.
+	// array takes the snapshot's, rather than a new one at every restore,
+	// and the spin-window nodes made since the last copy are recycled.
+	for i := range k.st.threads {
+		k.releaseSpin(k.st.threads[i].spin)
+	}
 	k.st = sn.st.cloneInto(k.st.threads)
 	k.runMemoOK = false
 	k.tr = nil
@@ -686,7 +699,13 @@ func (k *Kernel) switchTo(tid record.TID) {
 func (k *Kernel) now() uint64 { return k.cpu.Instret/10000 + k.st.clock }
 
 // Step implements record.Machine.
-func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
+func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) { return k.step(ch, false) }
+
+// StepScratch implements record.ScratchStepper: optimal DPOR's re-runs
+// read each transition's accesses and throw it away.
+func (k *Kernel) StepScratch(ch record.Choice) (*record.Transition, error) { return k.step(ch, true) }
+
+func (k *Kernel) step(ch record.Choice, scratch bool) (*record.Transition, error) {
 	k.runMemoOK, k.stepping = false, true
 	defer func() { k.stepping = false }()
 	if k.st.ended {
@@ -717,7 +736,18 @@ func (k *Kernel) Step(ch record.Choice) (*record.Transition, error) {
 		}
 		t.state = stRunnable
 	}
-	k.tr = &record.Transition{Thread: t.tid}
+	if scratch {
+		// StepScratch: the caller is done with the last scratch
+		// transition; its slices take this one's records.
+		if k.scratchTr == nil {
+			k.scratchTr = &record.Transition{}
+		}
+		tr := k.scratchTr
+		*tr = record.Transition{Thread: t.tid, Accesses: tr.Accesses[:0], Sync: tr.Sync[:0]}
+		k.tr, k.seenFor = tr, nil
+	} else {
+		k.tr = &record.Transition{Thread: t.tid}
+	}
 	start := k.cpu.Instret
 	if t.atBreak {
 		t.atBreak = false

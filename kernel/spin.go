@@ -163,11 +163,14 @@ func (k *Kernel) spinAfter(t *thread, tr *record.Transition) {
 			if n != nil && n.made == k.copies {
 				// Only this thread refers to its newest node: a window
 				// starting over takes it (as optimal DPOR's re-runs,
-				// which take no snapshot, start over at each write).
+				// which take no snapshot, start over at each write),
+				// and recycles the older ones no copy shares.
+				k.releaseSpin(n.prev)
 				*n = spinNode{depth: 1, st: now, made: k.copies}
 				t.spin = n
 			} else {
-				t.spin = &spinNode{depth: 1, st: now, made: k.copies}
+				t.spin = k.newSpinNode()
+				*t.spin = spinNode{depth: 1, st: now, made: k.copies}
 			}
 		}
 		return
@@ -199,13 +202,43 @@ func (k *Kernel) spinAfter(t *thread, tr *record.Transition) {
 	}
 	prev := t.spin
 	if prev != nil && prev.depth >= 2*spinStates {
+		old := prev
 		prev = trimSpin(prev, spinStates)
+		k.releaseSpin(old)
 	}
 	depth := 1
 	if prev != nil {
 		depth = prev.depth + 1
 	}
-	t.spin = &spinNode{prev: prev, depth: depth, st: now, locs: locs, made: k.copies}
+	n = k.newSpinNode()
+	*n = spinNode{prev: prev, depth: depth, st: now, locs: locs, made: k.copies}
+	t.spin = n
+}
+
+// maxSpinFree bounds the spin nodes the kernel keeps for reuse.
+const maxSpinFree = 4096
+
+// newSpinNode is a node for a window: one releaseSpin recycled, or a
+// new one. The caller sets every field.
+func (k *Kernel) newSpinNode() *spinNode {
+	if n := len(k.spinFree); n > 0 {
+		s := k.spinFree[n-1]
+		k.spinFree = k.spinFree[:n-1]
+		return s
+	}
+	return new(spinNode)
+}
+
+// releaseSpin recycles the nodes of chain c, a window its thread drops,
+// that no copy of the state shares: those made since the last copy
+// (made == Kernel.copies; made never grows along prev, so the walk stops
+// at the first shared one). Only the nodes are reused, never their
+// slices: a stack's bytes may be shared by the node before, and a node
+// trimSpin copied shares its locs. A window belongs to one thread.
+func (k *Kernel) releaseSpin(c *spinNode) {
+	for ; c != nil && c.made == k.copies && len(k.spinFree) < maxSpinFree; c = c.prev {
+		k.spinFree = append(k.spinFree, c)
+	}
 }
 
 // trimSpin copies the newest n nodes of a chain (a window only ever
@@ -288,6 +321,7 @@ func (k *Kernel) spinBlock(t *thread, locs []spinLoc) {
 	k.block(t, w)
 	t.spinning = true
 	t.spinPC = k.cpu.PC
+	k.releaseSpin(t.spin)
 	t.spin, t.spinDirty = nil, true
 }
 

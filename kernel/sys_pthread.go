@@ -248,9 +248,15 @@ func (k *Kernel) pthread(tid record.TID) *pthreadRec {
 	return nil
 }
 
-// setPthreads replaces the records (snapshots share the old slice).
+// setPthreads updates the records: f edits a slice of its own, the
+// live one where no copy of the state was taken since it was made
+// (snapshots share the slice), a copy otherwise.
 func (k *Kernel) setPthreads(f func(ps []pthreadRec) []pthreadRec) {
-	k.st.pthreads = f(slices.Clone(k.st.pthreads))
+	ps := k.st.pthreads
+	if k.st.pthreadsMade != k.copies {
+		ps = slices.Clone(ps)
+	}
+	k.st.pthreads, k.st.pthreadsMade = f(ps), k.copies
 }
 
 // writable reports whether the guest may write size bytes at addr.

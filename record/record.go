@@ -366,6 +366,15 @@ type Machine interface {
 	Restore(Snapshot)
 }
 
+// ScratchStepper is an optional interface of a Machine: StepScratch is
+// Step for a caller that reads the transition only until its next call
+// of Step or StepScratch (a re-run that wants what a transition touched):
+// the machine may return the same Transition, its slices reused, every
+// time. The transition is otherwise Step's.
+type ScratchStepper interface {
+	StepScratch(Choice) (*Transition, error)
+}
+
 // LockWaiter is an optional interface of a Machine whose threads can be
 // unable to run because their next step takes a lock another thread
 // holds (the kernel's pthread mutexes): LockWait says which lock (by its
