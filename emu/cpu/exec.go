@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"encoding/binary"
 	"math/bits"
 
 	"landslide/emu/mem"
@@ -15,30 +16,29 @@ func sext32(v uint64) uint64 { return uint64(int64(int32(v))) }
 // Run goes a block at a time: codePage.blk says how many instructions from
 // each one on run straight (no control transfer but at the last one, no
 // breakpoint but on the first, all on the page), so the limit, the code
-// page and the breakpoint are checked once per block, and the instructions
-// in it run with no check of their own. A block is cut short when the limit
-// falls inside it. An instruction that stops mid-block (a fault, a gate, a
-// watch, a misaligned atomic) computes its PC and count from its index in
-// the block: every stop is where, and when, one instruction at a time
-// would have stopped.
+// page and the breakpoint are checked once per block; a block is cut short
+// when the limit falls inside it. exec runs a block's instructions with no
+// check of their own and hands back the ones it does not do itself (a
+// memory access that misses the TLB or that a Tracker or Gate must see, an
+// atomic, an ecall...), which step runs as the old loop did, knowing its PC
+// and count from its index in the block: every stop is where, and when,
+// one instruction at a time would have stopped.
 func (c *CPU) Run(limit uint64) Stop {
 	if c.gen != c.Mem.Gen {
 		c.flush()
 	}
-	x := &c.X
 	pc := c.PC
 	// n counts the instructions retired by this Run before the current
-	// block; within a block, the k-th instruction has n+k before it.
+	// block, or before insts within it.
 	var n uint64
 	skipBrk := c.resume
 	c.resume = false
-	tr := c.Tracker
-	gate := c.Gate
+	// exec does loads and stores itself only when no one must see them.
+	fast := c.Tracker == nil && c.Gate == nil
 
 	// The current code page lives in locals; refill (a new page, or
 	// writable code, which never caches: codeVPN = ^0) updates them.
 	codeVPN, code := c.codeVPN, c.code
-block:
 	for n < limit {
 		if pc>>mem.PageShift != codeVPN {
 			if !c.refill(pc) {
@@ -57,279 +57,410 @@ block:
 		if limit-n < m {
 			m = limit - n
 		}
-		bpc := pc
 		insts := code.insts[i : i+m]
-		for k := range insts {
-			in := &insts[k]
-			switch in.Op {
-			case OpLUI: // imm[31:12] rd 0110111
-				x[in.Rd] = uint64(in.Imm)
-			case OpAUIPC: // imm[31:12] rd 0010111
-				x[in.Rd] = bpc + uint64(k)<<2 + uint64(in.Imm)
-			case OpJAL: // imm[20|10:1|11|19:12] rd 1101111
-				ipc := bpc + uint64(k)<<2
-				t := ipc + uint64(in.Imm)
-				if t&3 != 0 {
-					pc, n = ipc, n+uint64(k)
-					c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: t}
-					goto stop
-				}
-				x[in.Rd] = ipc + 4
-				pc, n = t, n+uint64(k)+1
-				continue block
-			case OpJALR: // imm rs1 000 rd 1100111
-				ipc := bpc + uint64(k)<<2
-				t := (x[in.Rs1] + uint64(in.Imm)) &^ 1
-				if t&3 != 0 {
-					pc, n = ipc, n+uint64(k)
-					c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: t}
-					goto stop
-				}
-				x[in.Rd] = ipc + 4
-				pc, n = t, n+uint64(k)+1
-				continue block
-			case OpBEQ:
-				pc, n = bpc+uint64(k)<<2, n+uint64(k)+1
-				if x[in.Rs1] == x[in.Rs2] {
-					pc += uint64(in.Imm)
-				} else {
-					pc += 4
-				}
-				continue block
-			case OpBNE:
-				pc, n = bpc+uint64(k)<<2, n+uint64(k)+1
-				if x[in.Rs1] != x[in.Rs2] {
-					pc += uint64(in.Imm)
-				} else {
-					pc += 4
-				}
-				continue block
-			case OpBLT:
-				pc, n = bpc+uint64(k)<<2, n+uint64(k)+1
-				if int64(x[in.Rs1]) < int64(x[in.Rs2]) {
-					pc += uint64(in.Imm)
-				} else {
-					pc += 4
-				}
-				continue block
-			case OpBGE:
-				pc, n = bpc+uint64(k)<<2, n+uint64(k)+1
-				if int64(x[in.Rs1]) >= int64(x[in.Rs2]) {
-					pc += uint64(in.Imm)
-				} else {
-					pc += 4
-				}
-				continue block
-			case OpBLTU:
-				pc, n = bpc+uint64(k)<<2, n+uint64(k)+1
-				if x[in.Rs1] < x[in.Rs2] {
-					pc += uint64(in.Imm)
-				} else {
-					pc += 4
-				}
-				continue block
-			case OpBGEU:
-				pc, n = bpc+uint64(k)<<2, n+uint64(k)+1
-				if x[in.Rs1] >= x[in.Rs2] {
-					pc += uint64(in.Imm)
-				} else {
-					pc += 4
-				}
-				continue block
-
-			case OpLB, OpLH, OpLW, OpLD, OpLBU, OpLHU, OpLWU:
-				a := x[in.Rs1] + uint64(in.Imm)
-				size := loadSize[in.Op]
-				ipc := bpc + uint64(k)<<2
-				// A load is no LR, whether or not it is half of a C11
-				// atomic (Ordered): the Gate pairs only an LR with its SC.
-				if gate != nil && !gate.Before(a, uint8(size), false, false, ipc) {
-					pc, n = ipc, n+uint64(k)
-					goto gated
-				}
-				v, ok := c.load(a, size, ipc)
-				if !ok {
-					pc, n = ipc, n+uint64(k)
-					goto stop
-				}
-				switch in.Op {
-				case OpLB:
-					v = uint64(int64(int8(v)))
-				case OpLH:
-					v = uint64(int64(int16(v)))
-				case OpLW:
-					v = sext32(v)
-				}
-				if tr != nil {
-					tr.Access(a, uint8(size), accFlags(in.Order), ipc)
-				}
-				x[in.Rd] = v
-			case OpSB, OpSH, OpSW, OpSD:
-				a := x[in.Rs1] + uint64(in.Imm)
-				size := uint64(1) << (in.Op - OpSB)
-				ipc := bpc + uint64(k)<<2
-				if gate != nil && !gate.Before(a, uint8(size), true, false, ipc) {
-					pc, n = ipc, n+uint64(k)
-					goto gated
-				}
-				changed, ok := c.store(a, size, x[in.Rs2], ipc)
-				if !ok {
-					pc, n = ipc, n+uint64(k)
-					goto stop
-				}
-				if tr != nil {
-					f := accFlags(in.Order) | AccWrite
-					if changed {
-						f |= AccChanged
-					}
-					tr.Access(a, uint8(size), f, ipc)
-				}
-
-			case OpADDI:
-				x[in.Rd] = x[in.Rs1] + uint64(in.Imm)
-			case OpSLTI:
-				x[in.Rd] = b2u(int64(x[in.Rs1]) < int64(in.Imm))
-			case OpSLTIU:
-				x[in.Rd] = b2u(x[in.Rs1] < uint64(in.Imm))
-			case OpXORI:
-				x[in.Rd] = x[in.Rs1] ^ uint64(in.Imm)
-			case OpORI:
-				x[in.Rd] = x[in.Rs1] | uint64(in.Imm)
-			case OpANDI:
-				x[in.Rd] = x[in.Rs1] & uint64(in.Imm)
-			case OpSLLI:
-				x[in.Rd] = x[in.Rs1] << uint(in.Imm)
-			case OpSRLI:
-				x[in.Rd] = x[in.Rs1] >> uint(in.Imm)
-			case OpSRAI:
-				x[in.Rd] = uint64(int64(x[in.Rs1]) >> uint(in.Imm))
-			case OpADD:
-				x[in.Rd] = x[in.Rs1] + x[in.Rs2]
-			case OpSUB:
-				x[in.Rd] = x[in.Rs1] - x[in.Rs2]
-			case OpSLL:
-				x[in.Rd] = x[in.Rs1] << (x[in.Rs2] & 63)
-			case OpSLT:
-				x[in.Rd] = b2u(int64(x[in.Rs1]) < int64(x[in.Rs2]))
-			case OpSLTU:
-				x[in.Rd] = b2u(x[in.Rs1] < x[in.Rs2])
-			case OpXOR:
-				x[in.Rd] = x[in.Rs1] ^ x[in.Rs2]
-			case OpSRL:
-				x[in.Rd] = x[in.Rs1] >> (x[in.Rs2] & 63)
-			case OpSRA:
-				x[in.Rd] = uint64(int64(x[in.Rs1]) >> (x[in.Rs2] & 63))
-			case OpOR:
-				x[in.Rd] = x[in.Rs1] | x[in.Rs2]
-			case OpAND:
-				x[in.Rd] = x[in.Rs1] & x[in.Rs2]
-
-			case OpADDIW:
-				x[in.Rd] = sext32(x[in.Rs1] + uint64(in.Imm))
-			case OpSLLIW:
-				x[in.Rd] = sext32(x[in.Rs1] << uint(in.Imm))
-			case OpSRLIW:
-				x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) >> uint(in.Imm)))
-			case OpSRAIW:
-				x[in.Rd] = uint64(int64(int32(x[in.Rs1]) >> uint(in.Imm)))
-			case OpADDW:
-				x[in.Rd] = sext32(x[in.Rs1] + x[in.Rs2])
-			case OpSUBW:
-				x[in.Rd] = sext32(x[in.Rs1] - x[in.Rs2])
-			case OpSLLW:
-				x[in.Rd] = sext32(x[in.Rs1] << (x[in.Rs2] & 31))
-			case OpSRLW:
-				x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) >> (x[in.Rs2] & 31)))
-			case OpSRAW:
-				x[in.Rd] = uint64(int64(int32(x[in.Rs1]) >> (x[in.Rs2] & 31)))
-
-			case OpMUL:
-				x[in.Rd] = x[in.Rs1] * x[in.Rs2]
-			case OpMULH:
-				x[in.Rd] = mulh(int64(x[in.Rs1]), int64(x[in.Rs2]))
-			case OpMULHSU:
-				x[in.Rd] = mulhsu(int64(x[in.Rs1]), x[in.Rs2])
-			case OpMULHU:
-				hi, _ := bits.Mul64(x[in.Rs1], x[in.Rs2])
-				x[in.Rd] = hi
-			case OpDIV:
-				x[in.Rd] = uint64(div(int64(x[in.Rs1]), int64(x[in.Rs2])))
-			case OpDIVU:
-				if d := x[in.Rs2]; d == 0 {
-					x[in.Rd] = ^uint64(0)
-				} else {
-					x[in.Rd] = x[in.Rs1] / d
-				}
-			case OpREM:
-				x[in.Rd] = uint64(rem(int64(x[in.Rs1]), int64(x[in.Rs2])))
-			case OpREMU:
-				if d := x[in.Rs2]; d == 0 {
-					x[in.Rd] = x[in.Rs1]
-				} else {
-					x[in.Rd] = x[in.Rs1] % d
-				}
-			case OpMULW:
-				x[in.Rd] = sext32(x[in.Rs1] * x[in.Rs2])
-			case OpDIVW:
-				x[in.Rd] = uint64(int64(div32(int32(x[in.Rs1]), int32(x[in.Rs2]))))
-			case OpDIVUW:
-				if d := uint32(x[in.Rs2]); d == 0 {
-					x[in.Rd] = ^uint64(0)
-				} else {
-					x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) / d))
-				}
-			case OpREMW:
-				x[in.Rd] = uint64(int64(rem32(int32(x[in.Rs1]), int32(x[in.Rs2]))))
-			case OpREMUW:
-				if d := uint32(x[in.Rs2]); d == 0 {
-					x[in.Rd] = sext32(x[in.Rs1])
-				} else {
-					x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) % d))
-				}
-
-			case OpLRW, OpLRD, OpSCW, OpSCD,
-				OpAMOSWAPW, OpAMOADDW, OpAMOXORW, OpAMOANDW, OpAMOORW, OpAMOMINW, OpAMOMAXW, OpAMOMINUW, OpAMOMAXUW,
-				OpAMOSWAPD, OpAMOADDD, OpAMOXORD, OpAMOANDD, OpAMOORD, OpAMOMIND, OpAMOMAXD, OpAMOMINUD, OpAMOMAXUD:
-				ipc := bpc + uint64(k)<<2
-				if r := c.atomic(in, ipc); r != atomicOK {
-					pc, n = ipc, n+uint64(k)
-					if r == atomicGated {
-						goto gated
-					}
-					goto stop
-				}
-
-			case OpFENCE:
-				// Sequentially consistent, single-issue: nothing to do but
-				// tell the tracker of a C11 fence (markOrdered).
-				if in.Order&OrderFence != 0 && tr != nil {
-					tr.Fence(accFlags(in.Order), bpc+uint64(k)<<2)
-				}
-			case OpFENCEI:
-				// Code pages are never writable: nothing to flush.
-			case OpCSRR:
-				x[in.Rd] = c.counter(int64(in.Imm), n+uint64(k))
-			case OpECALL:
-				c.PC, c.Instret = bpc+uint64(k)<<2, c.Instret+n+uint64(k)+1
-				return Stop{Reason: StopEcall, PC: c.PC}
-			case OpEBREAK:
-				c.PC, c.Instret = bpc+uint64(k)<<2, c.Instret+n+uint64(k)
-				return Stop{Reason: StopEbreak, PC: c.PC}
-			default:
-				c.PC, c.Instret = bpc+uint64(k)<<2, c.Instret+n+uint64(k)
-				return Stop{Reason: StopIllegal, PC: c.PC, Inst: *in}
+		for {
+			k, next, st := c.exec(insts, pc, fast)
+			n += uint64(k)
+			if st == execJump {
+				pc = next
+				break
 			}
+			pc += uint64(k) << 2
+			if st == execEnd {
+				break
+			}
+			// insts[k] is the step's.
+			next, st = c.step(&insts[k], pc, n)
+			if st == execStop {
+				c.PC, c.Instret = pc, c.Instret+n
+				return c.pending
+			}
+			n++
+			if st == execEcall {
+				c.PC, c.Instret = pc, c.Instret+n
+				return Stop{Reason: StopEcall, PC: pc}
+			}
+			if next != pc+4 || k+1 == len(insts) {
+				pc = next
+				break
+			}
+			pc, insts = next, insts[k+1:]
 		}
-		pc, n = bpc+m<<2, n+m
 	}
 	c.PC, c.Instret = pc, c.Instret+n
 	return Stop{Reason: StopLimit, PC: pc}
+}
 
-gated:
-	c.pending = Stop{Reason: StopGate, PC: pc}
-stop:
-	c.PC, c.Instret = pc, c.Instret+n
-	return c.pending
+// How exec and step end.
+const (
+	execEnd   = iota // exec: every instruction ran, none jumped
+	execJump         // exec: the last instruction ran and jumped (or branched) to next
+	execStep         // exec: the instruction at k is step's; step: it ran, next is the PC after it
+	execStop         // step: the instruction stopped the CPU (c.pending), not retired
+	execEcall        // step: an ecall, retired
+)
+
+// exec runs the straight-line instructions insts, the first at pc, until
+// they end (execEnd), one jumps (execJump, to next) or one needs step
+// (execStep: insts[k] has not run). k counts the instructions that ran.
+// It calls nothing: the hot registers stay in machine registers. fast says
+// that loads and stores that hit the TLB are exec's to do.
+func (c *CPU) exec(insts []Inst, pc uint64, fast bool) (k int, next uint64, st int) {
+	x := &c.X
+	for k = 0; k < len(insts); k++ {
+		in := &insts[k]
+		switch in.Op {
+		case OpLUI: // imm[31:12] rd 0110111
+			x[in.Rd] = uint64(in.Imm)
+		case OpAUIPC: // imm[31:12] rd 0010111
+			x[in.Rd] = pc + uint64(k)<<2 + uint64(in.Imm)
+		case OpJAL: // imm[20|10:1|11|19:12] rd 1101111
+			ipc := pc + uint64(k)<<2
+			t := ipc + uint64(in.Imm)
+			if t&3 != 0 {
+				return k, 0, execStep
+			}
+			x[in.Rd] = ipc + 4
+			return k + 1, t, execJump
+		case OpJALR: // imm rs1 000 rd 1100111
+			t := (x[in.Rs1] + uint64(in.Imm)) &^ 1
+			if t&3 != 0 {
+				return k, 0, execStep
+			}
+			x[in.Rd] = pc + uint64(k)<<2 + 4
+			return k + 1, t, execJump
+		case OpBEQ:
+			next = pc + uint64(k)<<2 + 4
+			if x[in.Rs1] == x[in.Rs2] {
+				next += uint64(in.Imm) - 4
+			}
+			return k + 1, next, execJump
+		case OpBNE:
+			next = pc + uint64(k)<<2 + 4
+			if x[in.Rs1] != x[in.Rs2] {
+				next += uint64(in.Imm) - 4
+			}
+			return k + 1, next, execJump
+		case OpBLT:
+			next = pc + uint64(k)<<2 + 4
+			if int64(x[in.Rs1]) < int64(x[in.Rs2]) {
+				next += uint64(in.Imm) - 4
+			}
+			return k + 1, next, execJump
+		case OpBGE:
+			next = pc + uint64(k)<<2 + 4
+			if int64(x[in.Rs1]) >= int64(x[in.Rs2]) {
+				next += uint64(in.Imm) - 4
+			}
+			return k + 1, next, execJump
+		case OpBLTU:
+			next = pc + uint64(k)<<2 + 4
+			if x[in.Rs1] < x[in.Rs2] {
+				next += uint64(in.Imm) - 4
+			}
+			return k + 1, next, execJump
+		case OpBGEU:
+			next = pc + uint64(k)<<2 + 4
+			if x[in.Rs1] >= x[in.Rs2] {
+				next += uint64(in.Imm) - 4
+			}
+			return k + 1, next, execJump
+
+		// Loads and stores that hit the TLB, as c.load and c.store do.
+		case OpLB:
+			a := x[in.Rs1] + uint64(in.Imm)
+			e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
+			if !fast || e.vpn != a>>mem.PageShift {
+				return k, 0, execStep
+			}
+			x[in.Rd] = uint64(int64(int8(e.page.Data[a&mem.PageMask])))
+		case OpLBU:
+			a := x[in.Rs1] + uint64(in.Imm)
+			e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
+			if !fast || e.vpn != a>>mem.PageShift {
+				return k, 0, execStep
+			}
+			x[in.Rd] = uint64(e.page.Data[a&mem.PageMask])
+		case OpLH, OpLHU:
+			a := x[in.Rs1] + uint64(in.Imm)
+			e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
+			off := a & mem.PageMask
+			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
+				return k, 0, execStep
+			}
+			v := uint64(binary.LittleEndian.Uint16(e.page.Data[off:]))
+			if in.Op == OpLH {
+				v = uint64(int64(int16(v)))
+			}
+			x[in.Rd] = v
+		case OpLW, OpLWU:
+			a := x[in.Rs1] + uint64(in.Imm)
+			e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
+			off := a & mem.PageMask
+			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
+				return k, 0, execStep
+			}
+			v := uint64(binary.LittleEndian.Uint32(e.page.Data[off:]))
+			if in.Op == OpLW {
+				v = sext32(v)
+			}
+			x[in.Rd] = v
+		case OpLD:
+			a := x[in.Rs1] + uint64(in.Imm)
+			e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
+			off := a & mem.PageMask
+			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
+				return k, 0, execStep
+			}
+			x[in.Rd] = binary.LittleEndian.Uint64(e.page.Data[off:])
+		case OpSB:
+			a := x[in.Rs1] + uint64(in.Imm)
+			e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
+			if !fast || e.vpn != a>>mem.PageShift {
+				return k, 0, execStep
+			}
+			e.page.Data[a&mem.PageMask] = byte(x[in.Rs2])
+		case OpSH:
+			a := x[in.Rs1] + uint64(in.Imm)
+			e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
+			off := a & mem.PageMask
+			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
+				return k, 0, execStep
+			}
+			binary.LittleEndian.PutUint16(e.page.Data[off:], uint16(x[in.Rs2]))
+		case OpSW:
+			a := x[in.Rs1] + uint64(in.Imm)
+			e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
+			off := a & mem.PageMask
+			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
+				return k, 0, execStep
+			}
+			binary.LittleEndian.PutUint32(e.page.Data[off:], uint32(x[in.Rs2]))
+		case OpSD:
+			a := x[in.Rs1] + uint64(in.Imm)
+			e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
+			off := a & mem.PageMask
+			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
+				return k, 0, execStep
+			}
+			binary.LittleEndian.PutUint64(e.page.Data[off:], x[in.Rs2])
+
+		case OpADDI:
+			x[in.Rd] = x[in.Rs1] + uint64(in.Imm)
+		case OpSLTI:
+			x[in.Rd] = b2u(int64(x[in.Rs1]) < int64(in.Imm))
+		case OpSLTIU:
+			x[in.Rd] = b2u(x[in.Rs1] < uint64(in.Imm))
+		case OpXORI:
+			x[in.Rd] = x[in.Rs1] ^ uint64(in.Imm)
+		case OpORI:
+			x[in.Rd] = x[in.Rs1] | uint64(in.Imm)
+		case OpANDI:
+			x[in.Rd] = x[in.Rs1] & uint64(in.Imm)
+		case OpSLLI:
+			x[in.Rd] = x[in.Rs1] << uint(in.Imm)
+		case OpSRLI:
+			x[in.Rd] = x[in.Rs1] >> uint(in.Imm)
+		case OpSRAI:
+			x[in.Rd] = uint64(int64(x[in.Rs1]) >> uint(in.Imm))
+		case OpADD:
+			x[in.Rd] = x[in.Rs1] + x[in.Rs2]
+		case OpSUB:
+			x[in.Rd] = x[in.Rs1] - x[in.Rs2]
+		case OpSLL:
+			x[in.Rd] = x[in.Rs1] << (x[in.Rs2] & 63)
+		case OpSLT:
+			x[in.Rd] = b2u(int64(x[in.Rs1]) < int64(x[in.Rs2]))
+		case OpSLTU:
+			x[in.Rd] = b2u(x[in.Rs1] < x[in.Rs2])
+		case OpXOR:
+			x[in.Rd] = x[in.Rs1] ^ x[in.Rs2]
+		case OpSRL:
+			x[in.Rd] = x[in.Rs1] >> (x[in.Rs2] & 63)
+		case OpSRA:
+			x[in.Rd] = uint64(int64(x[in.Rs1]) >> (x[in.Rs2] & 63))
+		case OpOR:
+			x[in.Rd] = x[in.Rs1] | x[in.Rs2]
+		case OpAND:
+			x[in.Rd] = x[in.Rs1] & x[in.Rs2]
+
+		case OpADDIW:
+			x[in.Rd] = sext32(x[in.Rs1] + uint64(in.Imm))
+		case OpSLLIW:
+			x[in.Rd] = sext32(x[in.Rs1] << uint(in.Imm))
+		case OpSRLIW:
+			x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) >> uint(in.Imm)))
+		case OpSRAIW:
+			x[in.Rd] = uint64(int64(int32(x[in.Rs1]) >> uint(in.Imm)))
+		case OpADDW:
+			x[in.Rd] = sext32(x[in.Rs1] + x[in.Rs2])
+		case OpSUBW:
+			x[in.Rd] = sext32(x[in.Rs1] - x[in.Rs2])
+		case OpSLLW:
+			x[in.Rd] = sext32(x[in.Rs1] << (x[in.Rs2] & 31))
+		case OpSRLW:
+			x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) >> (x[in.Rs2] & 31)))
+		case OpSRAW:
+			x[in.Rd] = uint64(int64(int32(x[in.Rs1]) >> (x[in.Rs2] & 31)))
+
+		case OpMUL:
+			x[in.Rd] = x[in.Rs1] * x[in.Rs2]
+		case OpMULH:
+			x[in.Rd] = mulh(int64(x[in.Rs1]), int64(x[in.Rs2]))
+		case OpMULHSU:
+			x[in.Rd] = mulhsu(int64(x[in.Rs1]), x[in.Rs2])
+		case OpMULHU:
+			hi, _ := bits.Mul64(x[in.Rs1], x[in.Rs2])
+			x[in.Rd] = hi
+		case OpDIV:
+			x[in.Rd] = uint64(div(int64(x[in.Rs1]), int64(x[in.Rs2])))
+		case OpDIVU:
+			if d := x[in.Rs2]; d == 0 {
+				x[in.Rd] = ^uint64(0)
+			} else {
+				x[in.Rd] = x[in.Rs1] / d
+			}
+		case OpREM:
+			x[in.Rd] = uint64(rem(int64(x[in.Rs1]), int64(x[in.Rs2])))
+		case OpREMU:
+			if d := x[in.Rs2]; d == 0 {
+				x[in.Rd] = x[in.Rs1]
+			} else {
+				x[in.Rd] = x[in.Rs1] % d
+			}
+		case OpMULW:
+			x[in.Rd] = sext32(x[in.Rs1] * x[in.Rs2])
+		case OpDIVW:
+			x[in.Rd] = uint64(int64(div32(int32(x[in.Rs1]), int32(x[in.Rs2]))))
+		case OpDIVUW:
+			if d := uint32(x[in.Rs2]); d == 0 {
+				x[in.Rd] = ^uint64(0)
+			} else {
+				x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) / d))
+			}
+		case OpREMW:
+			x[in.Rd] = uint64(int64(rem32(int32(x[in.Rs1]), int32(x[in.Rs2]))))
+		case OpREMUW:
+			if d := uint32(x[in.Rs2]); d == 0 {
+				x[in.Rd] = sext32(x[in.Rs1])
+			} else {
+				x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) % d))
+			}
+
+		case OpFENCE:
+			// Sequentially consistent, single-issue: nothing to do but
+			// tell the tracker of a C11 fence (markOrdered).
+			if in.Order&OrderFence != 0 && c.Tracker != nil {
+				return k, 0, execStep
+			}
+		case OpFENCEI:
+			// Code pages are never writable: nothing to flush.
+		default:
+			// Loads and stores that miss, atomics, counters, ecall,
+			// ebreak, illegal instructions.
+			return k, 0, execStep
+		}
+	}
+	return k, 0, execEnd
+}
+
+// step runs the instruction in at pc, the n-th of this Run: anything
+// exec hands over, as the one-at-a-time loop did. It returns the PC after
+// it (execStep), or execStop with c.pending set (the instruction did not
+// retire), or execEcall.
+func (c *CPU) step(in *Inst, pc, n uint64) (next uint64, st int) {
+	x := &c.X
+	tr := c.Tracker
+	gate := c.Gate
+	next = pc + 4
+	switch in.Op {
+	case OpJAL: // imm[20|10:1|11|19:12] rd 1101111
+		t := pc + uint64(in.Imm)
+		if t&3 != 0 {
+			c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: t}
+			return 0, execStop
+		}
+		x[in.Rd] = next
+		next = t
+	case OpJALR: // imm rs1 000 rd 1100111
+		t := (x[in.Rs1] + uint64(in.Imm)) &^ 1
+		if t&3 != 0 {
+			c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: t}
+			return 0, execStop
+		}
+		x[in.Rd] = next
+		next = t
+	case OpLB, OpLH, OpLW, OpLD, OpLBU, OpLHU, OpLWU:
+		a := x[in.Rs1] + uint64(in.Imm)
+		size := loadSize[in.Op]
+		// A load is no LR, whether or not it is half of a C11
+		// atomic (Ordered): the Gate pairs only an LR with its SC.
+		if gate != nil && !gate.Before(a, uint8(size), false, false, pc) {
+			c.pending = Stop{Reason: StopGate, PC: pc}
+			return 0, execStop
+		}
+		v, ok := c.load(a, size, pc)
+		if !ok {
+			return 0, execStop
+		}
+		switch in.Op {
+		case OpLB:
+			v = uint64(int64(int8(v)))
+		case OpLH:
+			v = uint64(int64(int16(v)))
+		case OpLW:
+			v = sext32(v)
+		}
+		if tr != nil {
+			tr.Access(a, uint8(size), accFlags(in.Order), pc)
+		}
+		x[in.Rd] = v
+	case OpSB, OpSH, OpSW, OpSD:
+		a := x[in.Rs1] + uint64(in.Imm)
+		size := uint64(1) << (in.Op - OpSB)
+		if gate != nil && !gate.Before(a, uint8(size), true, false, pc) {
+			c.pending = Stop{Reason: StopGate, PC: pc}
+			return 0, execStop
+		}
+		changed, ok := c.store(a, size, x[in.Rs2], pc)
+		if !ok {
+			return 0, execStop
+		}
+		if tr != nil {
+			f := accFlags(in.Order) | AccWrite
+			if changed {
+				f |= AccChanged
+			}
+			tr.Access(a, uint8(size), f, pc)
+		}
+	case OpLRW, OpLRD, OpSCW, OpSCD,
+		OpAMOSWAPW, OpAMOADDW, OpAMOXORW, OpAMOANDW, OpAMOORW, OpAMOMINW, OpAMOMAXW, OpAMOMINUW, OpAMOMAXUW,
+		OpAMOSWAPD, OpAMOADDD, OpAMOXORD, OpAMOANDD, OpAMOORD, OpAMOMIND, OpAMOMAXD, OpAMOMINUD, OpAMOMAXUD:
+		switch c.atomic(in, pc) {
+		case atomicGated:
+			c.pending = Stop{Reason: StopGate, PC: pc}
+			return 0, execStop
+		case atomicStop:
+			return 0, execStop
+		}
+	case OpFENCE:
+		if in.Order&OrderFence != 0 && tr != nil {
+			tr.Fence(accFlags(in.Order), pc)
+		}
+	case OpFENCEI:
+	case OpCSRR:
+		x[in.Rd] = c.counter(int64(in.Imm), n)
+	case OpECALL:
+		return next, execEcall
+	case OpEBREAK:
+		c.pending = Stop{Reason: StopEbreak, PC: pc}
+		return 0, execStop
+	default:
+		// exec runs every other instruction itself.
+		c.pending = Stop{Reason: StopIllegal, PC: pc, Inst: *in}
+		return 0, execStop
+	}
+	return next, execStep
 }
 
 // atomic results.
