@@ -3,6 +3,7 @@ package cpu
 import (
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
 
 	"landslide/emu/mem"
 )
@@ -28,8 +29,7 @@ func (c *CPU) Run(limit uint64) Stop {
 		c.flush()
 	}
 	pc := c.PC
-	// n counts the instructions retired by this Run before the current
-	// block, or before insts within it.
+	// n counts the instructions retired by this Run.
 	var n uint64
 	skipBrk := c.resume
 	c.resume = false
@@ -47,30 +47,15 @@ func (c *CPU) Run(limit uint64) Stop {
 			}
 			codeVPN, code = c.codeVPN, c.code
 		}
-		i := (pc >> 2) & (mem.PageSize/4 - 1)
-		if code.insts[i].Brk && !skipBrk {
+		dn, next, st := c.exec(code, codeVPN, pc, limit-n, skipBrk, fast)
+		skipBrk = false
+		n, pc = n+dn, next
+		switch st {
+		case execBrk:
 			c.PC, c.Instret = pc, c.Instret+n
 			return Stop{Reason: StopBreakpoint, PC: pc}
-		}
-		skipBrk = false
-		m := uint64(code.blk[i])
-		if limit-n < m {
-			m = limit - n
-		}
-		insts := code.insts[i : i+m]
-		for {
-			k, next, st := c.exec(insts, pc, fast)
-			n += uint64(k)
-			if st == execJump {
-				pc = next
-				break
-			}
-			pc += uint64(k) << 2
-			if st == execEnd {
-				break
-			}
-			// insts[k] is the step's.
-			next, st = c.step(&insts[k], pc, n)
+		case execStep:
+			next, st = c.step(&code.insts[(pc>>2)&(mem.PageSize/4-1)], pc, n)
 			if st == execStop {
 				c.PC, c.Instret = pc, c.Instret+n
 				return c.pending
@@ -80,288 +65,317 @@ func (c *CPU) Run(limit uint64) Stop {
 				c.PC, c.Instret = pc, c.Instret+n
 				return Stop{Reason: StopEcall, PC: pc}
 			}
-			if next != pc+4 || k+1 == len(insts) {
-				pc = next
-				break
-			}
-			pc, insts = next, insts[k+1:]
+			pc = next
 		}
 	}
 	c.PC, c.Instret = pc, c.Instret+n
 	return Stop{Reason: StopLimit, PC: pc}
 }
 
+// reg is x[r] without the bounds check: r ≤ 32 by construction (Decode
+// names x0..x31 and regDiscard).
+func reg(x *[33]uint64, r uint8) *uint64 {
+	return (*uint64)(unsafe.Add(unsafe.Pointer(x), uintptr(r)*8))
+}
+
 // How exec and step end.
 const (
-	execEnd   = iota // exec: every instruction ran, none jumped
-	execJump         // exec: the last instruction ran and jumped (or branched) to next
-	execStep         // exec: the instruction at k is step's; step: it ran, next is the PC after it
+	execEnd   = iota // exec: the budget ran out or the code page changes
+	execBrk          // exec: next is at a breakpoint
+	execStep         // exec: the instruction at next is step's; step: it ran, next is the PC after it
 	execStop         // step: the instruction stopped the CPU (c.pending), not retired
 	execEcall        // step: an ecall, retired
 )
 
-// exec runs the straight-line instructions insts, the first at pc, until
-// they end (execEnd), one jumps (execJump, to next) or one needs step
-// (execStep: insts[k] has not run). k counts the instructions that ran.
-// It calls nothing: the hot registers stay in machine registers. fast says
-// that loads and stores that hit the TLB are exec's to do.
-func (c *CPU) exec(insts []Inst, pc uint64, fast bool) (k int, next uint64, st int) {
+// exec runs instructions from pc, on the code page code (at codeVPN, which
+// must hold pc), a block at a time (codePage.blk), until it has run budget
+// of them or left the page (execEnd), reaches a breakpoint (execBrk; but
+// not on the first instruction when skipBrk) or an instruction that step
+// must run (execStep). It returns the number of instructions run and the
+// PC of the next one. It calls nothing, so its hot values stay in machine
+// registers. fast says that the loads and stores that hit the TLB are
+// exec's to do.
+func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast bool) (n, next uint64, st int) {
 	x := &c.X
-	for k = 0; k < len(insts); k++ {
-		in := &insts[k]
-		switch in.Op {
-		case OpLUI: // imm[31:12] rd 0110111
-			x[in.Rd] = uint64(in.Imm)
-		case OpAUIPC: // imm[31:12] rd 0010111
-			x[in.Rd] = pc + uint64(k)<<2 + uint64(in.Imm)
-		case OpJAL: // imm[20|10:1|11|19:12] rd 1101111
-			ipc := pc + uint64(k)<<2
-			t := ipc + uint64(in.Imm)
-			if t&3 != 0 {
-				return k, 0, execStep
-			}
-			x[in.Rd] = ipc + 4
-			return k + 1, t, execJump
-		case OpJALR: // imm rs1 000 rd 1100111
-			t := (x[in.Rs1] + uint64(in.Imm)) &^ 1
-			if t&3 != 0 {
-				return k, 0, execStep
-			}
-			x[in.Rd] = pc + uint64(k)<<2 + 4
-			return k + 1, t, execJump
-		case OpBEQ:
-			next = pc + uint64(k)<<2 + 4
-			if x[in.Rs1] == x[in.Rs2] {
-				next += uint64(in.Imm) - 4
-			}
-			return k + 1, next, execJump
-		case OpBNE:
-			next = pc + uint64(k)<<2 + 4
-			if x[in.Rs1] != x[in.Rs2] {
-				next += uint64(in.Imm) - 4
-			}
-			return k + 1, next, execJump
-		case OpBLT:
-			next = pc + uint64(k)<<2 + 4
-			if int64(x[in.Rs1]) < int64(x[in.Rs2]) {
-				next += uint64(in.Imm) - 4
-			}
-			return k + 1, next, execJump
-		case OpBGE:
-			next = pc + uint64(k)<<2 + 4
-			if int64(x[in.Rs1]) >= int64(x[in.Rs2]) {
-				next += uint64(in.Imm) - 4
-			}
-			return k + 1, next, execJump
-		case OpBLTU:
-			next = pc + uint64(k)<<2 + 4
-			if x[in.Rs1] < x[in.Rs2] {
-				next += uint64(in.Imm) - 4
-			}
-			return k + 1, next, execJump
-		case OpBGEU:
-			next = pc + uint64(k)<<2 + 4
-			if x[in.Rs1] >= x[in.Rs2] {
-				next += uint64(in.Imm) - 4
-			}
-			return k + 1, next, execJump
+	for {
+		i := (pc >> 2) & (mem.PageSize/4 - 1)
+		if code.insts[i].Brk && !skipBrk {
+			return n, pc, execBrk
+		}
+		skipBrk = false
+		m := uint64(code.blk[i])
+		if budget-n < m {
+			m = budget - n
+		}
+		insts := code.insts[i : i+m]
+		for k := 0; k < len(insts); k++ {
+			in := &insts[k]
+			switch in.Op {
+			case OpLUI: // imm[31:12] rd 0110111
+				*reg(x, in.Rd) = uint64(in.Imm)
+			case OpAUIPC: // imm[31:12] rd 0010111
+				*reg(x, in.Rd) = pc + uint64(k)<<2 + uint64(in.Imm)
+			case OpJAL: // imm[20|10:1|11|19:12] rd 1101111
+				ipc := pc + uint64(k)<<2
+				t := ipc + uint64(in.Imm)
+				if t&3 != 0 {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+				*reg(x, in.Rd) = ipc + 4
+				pc, n = t, n+uint64(k)+1
+				goto next
+			case OpJALR: // imm rs1 000 rd 1100111
+				t := (*reg(x, in.Rs1) + uint64(in.Imm)) &^ 1
+				if t&3 != 0 {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+				*reg(x, in.Rd) = pc + uint64(k)<<2 + 4
+				pc, n = t, n+uint64(k)+1
+				goto next
+			case OpBEQ:
+				next = pc + uint64(k)<<2 + 4
+				if *reg(x, in.Rs1) == *reg(x, in.Rs2) {
+					next += uint64(in.Imm) - 4
+				}
+				pc, n = next, n+uint64(k)+1
+				goto next
+			case OpBNE:
+				next = pc + uint64(k)<<2 + 4
+				if *reg(x, in.Rs1) != *reg(x, in.Rs2) {
+					next += uint64(in.Imm) - 4
+				}
+				pc, n = next, n+uint64(k)+1
+				goto next
+			case OpBLT:
+				next = pc + uint64(k)<<2 + 4
+				if int64(*reg(x, in.Rs1)) < int64(*reg(x, in.Rs2)) {
+					next += uint64(in.Imm) - 4
+				}
+				pc, n = next, n+uint64(k)+1
+				goto next
+			case OpBGE:
+				next = pc + uint64(k)<<2 + 4
+				if int64(*reg(x, in.Rs1)) >= int64(*reg(x, in.Rs2)) {
+					next += uint64(in.Imm) - 4
+				}
+				pc, n = next, n+uint64(k)+1
+				goto next
+			case OpBLTU:
+				next = pc + uint64(k)<<2 + 4
+				if *reg(x, in.Rs1) < *reg(x, in.Rs2) {
+					next += uint64(in.Imm) - 4
+				}
+				pc, n = next, n+uint64(k)+1
+				goto next
+			case OpBGEU:
+				next = pc + uint64(k)<<2 + 4
+				if *reg(x, in.Rs1) >= *reg(x, in.Rs2) {
+					next += uint64(in.Imm) - 4
+				}
+				pc, n = next, n+uint64(k)+1
+				goto next
 
-		// Loads and stores that hit the TLB, as c.load and c.store do.
-		case OpLB:
-			a := x[in.Rs1] + uint64(in.Imm)
-			e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
-			if !fast || e.vpn != a>>mem.PageShift {
-				return k, 0, execStep
-			}
-			x[in.Rd] = uint64(int64(int8(e.page.Data[a&mem.PageMask])))
-		case OpLBU:
-			a := x[in.Rs1] + uint64(in.Imm)
-			e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
-			if !fast || e.vpn != a>>mem.PageShift {
-				return k, 0, execStep
-			}
-			x[in.Rd] = uint64(e.page.Data[a&mem.PageMask])
-		case OpLH, OpLHU:
-			a := x[in.Rs1] + uint64(in.Imm)
-			e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
-			off := a & mem.PageMask
-			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
-				return k, 0, execStep
-			}
-			v := uint64(binary.LittleEndian.Uint16(e.page.Data[off:]))
-			if in.Op == OpLH {
-				v = uint64(int64(int16(v)))
-			}
-			x[in.Rd] = v
-		case OpLW, OpLWU:
-			a := x[in.Rs1] + uint64(in.Imm)
-			e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
-			off := a & mem.PageMask
-			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
-				return k, 0, execStep
-			}
-			v := uint64(binary.LittleEndian.Uint32(e.page.Data[off:]))
-			if in.Op == OpLW {
-				v = sext32(v)
-			}
-			x[in.Rd] = v
-		case OpLD:
-			a := x[in.Rs1] + uint64(in.Imm)
-			e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
-			off := a & mem.PageMask
-			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
-				return k, 0, execStep
-			}
-			x[in.Rd] = binary.LittleEndian.Uint64(e.page.Data[off:])
-		case OpSB:
-			a := x[in.Rs1] + uint64(in.Imm)
-			e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
-			if !fast || e.vpn != a>>mem.PageShift {
-				return k, 0, execStep
-			}
-			e.page.Data[a&mem.PageMask] = byte(x[in.Rs2])
-		case OpSH:
-			a := x[in.Rs1] + uint64(in.Imm)
-			e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
-			off := a & mem.PageMask
-			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
-				return k, 0, execStep
-			}
-			binary.LittleEndian.PutUint16(e.page.Data[off:], uint16(x[in.Rs2]))
-		case OpSW:
-			a := x[in.Rs1] + uint64(in.Imm)
-			e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
-			off := a & mem.PageMask
-			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
-				return k, 0, execStep
-			}
-			binary.LittleEndian.PutUint32(e.page.Data[off:], uint32(x[in.Rs2]))
-		case OpSD:
-			a := x[in.Rs1] + uint64(in.Imm)
-			e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
-			off := a & mem.PageMask
-			if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
-				return k, 0, execStep
-			}
-			binary.LittleEndian.PutUint64(e.page.Data[off:], x[in.Rs2])
+			// Loads and stores that hit the TLB, as c.load and c.store do.
+			case OpLB:
+				a := *reg(x, in.Rs1) + uint64(in.Imm)
+				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
+				if !fast || e.vpn != a>>mem.PageShift {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+				*reg(x, in.Rd) = uint64(int64(int8(e.page.Data[a&mem.PageMask])))
+			case OpLBU:
+				a := *reg(x, in.Rs1) + uint64(in.Imm)
+				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
+				if !fast || e.vpn != a>>mem.PageShift {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+				*reg(x, in.Rd) = uint64(e.page.Data[a&mem.PageMask])
+			case OpLH, OpLHU:
+				a := *reg(x, in.Rs1) + uint64(in.Imm)
+				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
+				off := a & mem.PageMask
+				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+				v := uint64(binary.LittleEndian.Uint16(e.page.Data[off:]))
+				if in.Op == OpLH {
+					v = uint64(int64(int16(v)))
+				}
+				*reg(x, in.Rd) = v
+			case OpLW, OpLWU:
+				a := *reg(x, in.Rs1) + uint64(in.Imm)
+				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
+				off := a & mem.PageMask
+				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+				v := uint64(binary.LittleEndian.Uint32(e.page.Data[off:]))
+				if in.Op == OpLW {
+					v = sext32(v)
+				}
+				*reg(x, in.Rd) = v
+			case OpLD:
+				a := *reg(x, in.Rs1) + uint64(in.Imm)
+				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
+				off := a & mem.PageMask
+				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+				*reg(x, in.Rd) = binary.LittleEndian.Uint64(e.page.Data[off:])
+			case OpSB:
+				a := *reg(x, in.Rs1) + uint64(in.Imm)
+				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
+				if !fast || e.vpn != a>>mem.PageShift {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+				e.page.Data[a&mem.PageMask] = byte(*reg(x, in.Rs2))
+			case OpSH:
+				a := *reg(x, in.Rs1) + uint64(in.Imm)
+				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
+				off := a & mem.PageMask
+				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+				binary.LittleEndian.PutUint16(e.page.Data[off:], uint16(*reg(x, in.Rs2)))
+			case OpSW:
+				a := *reg(x, in.Rs1) + uint64(in.Imm)
+				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
+				off := a & mem.PageMask
+				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+				binary.LittleEndian.PutUint32(e.page.Data[off:], uint32(*reg(x, in.Rs2)))
+			case OpSD:
+				a := *reg(x, in.Rs1) + uint64(in.Imm)
+				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
+				off := a & mem.PageMask
+				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+				binary.LittleEndian.PutUint64(e.page.Data[off:], *reg(x, in.Rs2))
 
-		case OpADDI:
-			x[in.Rd] = x[in.Rs1] + uint64(in.Imm)
-		case OpSLTI:
-			x[in.Rd] = b2u(int64(x[in.Rs1]) < int64(in.Imm))
-		case OpSLTIU:
-			x[in.Rd] = b2u(x[in.Rs1] < uint64(in.Imm))
-		case OpXORI:
-			x[in.Rd] = x[in.Rs1] ^ uint64(in.Imm)
-		case OpORI:
-			x[in.Rd] = x[in.Rs1] | uint64(in.Imm)
-		case OpANDI:
-			x[in.Rd] = x[in.Rs1] & uint64(in.Imm)
-		case OpSLLI:
-			x[in.Rd] = x[in.Rs1] << uint(in.Imm)
-		case OpSRLI:
-			x[in.Rd] = x[in.Rs1] >> uint(in.Imm)
-		case OpSRAI:
-			x[in.Rd] = uint64(int64(x[in.Rs1]) >> uint(in.Imm))
-		case OpADD:
-			x[in.Rd] = x[in.Rs1] + x[in.Rs2]
-		case OpSUB:
-			x[in.Rd] = x[in.Rs1] - x[in.Rs2]
-		case OpSLL:
-			x[in.Rd] = x[in.Rs1] << (x[in.Rs2] & 63)
-		case OpSLT:
-			x[in.Rd] = b2u(int64(x[in.Rs1]) < int64(x[in.Rs2]))
-		case OpSLTU:
-			x[in.Rd] = b2u(x[in.Rs1] < x[in.Rs2])
-		case OpXOR:
-			x[in.Rd] = x[in.Rs1] ^ x[in.Rs2]
-		case OpSRL:
-			x[in.Rd] = x[in.Rs1] >> (x[in.Rs2] & 63)
-		case OpSRA:
-			x[in.Rd] = uint64(int64(x[in.Rs1]) >> (x[in.Rs2] & 63))
-		case OpOR:
-			x[in.Rd] = x[in.Rs1] | x[in.Rs2]
-		case OpAND:
-			x[in.Rd] = x[in.Rs1] & x[in.Rs2]
+			case OpADDI:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) + uint64(in.Imm)
+			case OpSLTI:
+				*reg(x, in.Rd) = b2u(int64(*reg(x, in.Rs1)) < int64(in.Imm))
+			case OpSLTIU:
+				*reg(x, in.Rd) = b2u(*reg(x, in.Rs1) < uint64(in.Imm))
+			case OpXORI:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) ^ uint64(in.Imm)
+			case OpORI:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) | uint64(in.Imm)
+			case OpANDI:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) & uint64(in.Imm)
+			case OpSLLI:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) << uint(in.Imm)
+			case OpSRLI:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) >> uint(in.Imm)
+			case OpSRAI:
+				*reg(x, in.Rd) = uint64(int64(*reg(x, in.Rs1)) >> uint(in.Imm))
+			case OpADD:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) + *reg(x, in.Rs2)
+			case OpSUB:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) - *reg(x, in.Rs2)
+			case OpSLL:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) << (*reg(x, in.Rs2) & 63)
+			case OpSLT:
+				*reg(x, in.Rd) = b2u(int64(*reg(x, in.Rs1)) < int64(*reg(x, in.Rs2)))
+			case OpSLTU:
+				*reg(x, in.Rd) = b2u(*reg(x, in.Rs1) < *reg(x, in.Rs2))
+			case OpXOR:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) ^ *reg(x, in.Rs2)
+			case OpSRL:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) >> (*reg(x, in.Rs2) & 63)
+			case OpSRA:
+				*reg(x, in.Rd) = uint64(int64(*reg(x, in.Rs1)) >> (*reg(x, in.Rs2) & 63))
+			case OpOR:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) | *reg(x, in.Rs2)
+			case OpAND:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) & *reg(x, in.Rs2)
 
-		case OpADDIW:
-			x[in.Rd] = sext32(x[in.Rs1] + uint64(in.Imm))
-		case OpSLLIW:
-			x[in.Rd] = sext32(x[in.Rs1] << uint(in.Imm))
-		case OpSRLIW:
-			x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) >> uint(in.Imm)))
-		case OpSRAIW:
-			x[in.Rd] = uint64(int64(int32(x[in.Rs1]) >> uint(in.Imm)))
-		case OpADDW:
-			x[in.Rd] = sext32(x[in.Rs1] + x[in.Rs2])
-		case OpSUBW:
-			x[in.Rd] = sext32(x[in.Rs1] - x[in.Rs2])
-		case OpSLLW:
-			x[in.Rd] = sext32(x[in.Rs1] << (x[in.Rs2] & 31))
-		case OpSRLW:
-			x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) >> (x[in.Rs2] & 31)))
-		case OpSRAW:
-			x[in.Rd] = uint64(int64(int32(x[in.Rs1]) >> (x[in.Rs2] & 31)))
+			case OpADDIW:
+				*reg(x, in.Rd) = sext32(*reg(x, in.Rs1) + uint64(in.Imm))
+			case OpSLLIW:
+				*reg(x, in.Rd) = sext32(*reg(x, in.Rs1) << uint(in.Imm))
+			case OpSRLIW:
+				*reg(x, in.Rd) = sext32(uint64(uint32(*reg(x, in.Rs1)) >> uint(in.Imm)))
+			case OpSRAIW:
+				*reg(x, in.Rd) = uint64(int64(int32(*reg(x, in.Rs1)) >> uint(in.Imm)))
+			case OpADDW:
+				*reg(x, in.Rd) = sext32(*reg(x, in.Rs1) + *reg(x, in.Rs2))
+			case OpSUBW:
+				*reg(x, in.Rd) = sext32(*reg(x, in.Rs1) - *reg(x, in.Rs2))
+			case OpSLLW:
+				*reg(x, in.Rd) = sext32(*reg(x, in.Rs1) << (*reg(x, in.Rs2) & 31))
+			case OpSRLW:
+				*reg(x, in.Rd) = sext32(uint64(uint32(*reg(x, in.Rs1)) >> (*reg(x, in.Rs2) & 31)))
+			case OpSRAW:
+				*reg(x, in.Rd) = uint64(int64(int32(*reg(x, in.Rs1)) >> (*reg(x, in.Rs2) & 31)))
 
-		case OpMUL:
-			x[in.Rd] = x[in.Rs1] * x[in.Rs2]
-		case OpMULH:
-			x[in.Rd] = mulh(int64(x[in.Rs1]), int64(x[in.Rs2]))
-		case OpMULHSU:
-			x[in.Rd] = mulhsu(int64(x[in.Rs1]), x[in.Rs2])
-		case OpMULHU:
-			hi, _ := bits.Mul64(x[in.Rs1], x[in.Rs2])
-			x[in.Rd] = hi
-		case OpDIV:
-			x[in.Rd] = uint64(div(int64(x[in.Rs1]), int64(x[in.Rs2])))
-		case OpDIVU:
-			if d := x[in.Rs2]; d == 0 {
-				x[in.Rd] = ^uint64(0)
-			} else {
-				x[in.Rd] = x[in.Rs1] / d
-			}
-		case OpREM:
-			x[in.Rd] = uint64(rem(int64(x[in.Rs1]), int64(x[in.Rs2])))
-		case OpREMU:
-			if d := x[in.Rs2]; d == 0 {
-				x[in.Rd] = x[in.Rs1]
-			} else {
-				x[in.Rd] = x[in.Rs1] % d
-			}
-		case OpMULW:
-			x[in.Rd] = sext32(x[in.Rs1] * x[in.Rs2])
-		case OpDIVW:
-			x[in.Rd] = uint64(int64(div32(int32(x[in.Rs1]), int32(x[in.Rs2]))))
-		case OpDIVUW:
-			if d := uint32(x[in.Rs2]); d == 0 {
-				x[in.Rd] = ^uint64(0)
-			} else {
-				x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) / d))
-			}
-		case OpREMW:
-			x[in.Rd] = uint64(int64(rem32(int32(x[in.Rs1]), int32(x[in.Rs2]))))
-		case OpREMUW:
-			if d := uint32(x[in.Rs2]); d == 0 {
-				x[in.Rd] = sext32(x[in.Rs1])
-			} else {
-				x[in.Rd] = sext32(uint64(uint32(x[in.Rs1]) % d))
-			}
+			case OpMUL:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) * *reg(x, in.Rs2)
+			case OpMULH:
+				*reg(x, in.Rd) = mulh(int64(*reg(x, in.Rs1)), int64(*reg(x, in.Rs2)))
+			case OpMULHSU:
+				*reg(x, in.Rd) = mulhsu(int64(*reg(x, in.Rs1)), *reg(x, in.Rs2))
+			case OpMULHU:
+				hi, _ := bits.Mul64(*reg(x, in.Rs1), *reg(x, in.Rs2))
+				*reg(x, in.Rd) = hi
+			case OpDIV:
+				*reg(x, in.Rd) = uint64(div(int64(*reg(x, in.Rs1)), int64(*reg(x, in.Rs2))))
+			case OpDIVU:
+				if d := *reg(x, in.Rs2); d == 0 {
+					*reg(x, in.Rd) = ^uint64(0)
+				} else {
+					*reg(x, in.Rd) = *reg(x, in.Rs1) / d
+				}
+			case OpREM:
+				*reg(x, in.Rd) = uint64(rem(int64(*reg(x, in.Rs1)), int64(*reg(x, in.Rs2))))
+			case OpREMU:
+				if d := *reg(x, in.Rs2); d == 0 {
+					*reg(x, in.Rd) = *reg(x, in.Rs1)
+				} else {
+					*reg(x, in.Rd) = *reg(x, in.Rs1) % d
+				}
+			case OpMULW:
+				*reg(x, in.Rd) = sext32(*reg(x, in.Rs1) * *reg(x, in.Rs2))
+			case OpDIVW:
+				*reg(x, in.Rd) = uint64(int64(div32(int32(*reg(x, in.Rs1)), int32(*reg(x, in.Rs2)))))
+			case OpDIVUW:
+				if d := uint32(*reg(x, in.Rs2)); d == 0 {
+					*reg(x, in.Rd) = ^uint64(0)
+				} else {
+					*reg(x, in.Rd) = sext32(uint64(uint32(*reg(x, in.Rs1)) / d))
+				}
+			case OpREMW:
+				*reg(x, in.Rd) = uint64(int64(rem32(int32(*reg(x, in.Rs1)), int32(*reg(x, in.Rs2)))))
+			case OpREMUW:
+				if d := uint32(*reg(x, in.Rs2)); d == 0 {
+					*reg(x, in.Rd) = sext32(*reg(x, in.Rs1))
+				} else {
+					*reg(x, in.Rd) = sext32(uint64(uint32(*reg(x, in.Rs1)) % d))
+				}
 
-		case OpFENCE:
-			// Sequentially consistent, single-issue: nothing to do but
-			// tell the tracker of a C11 fence (markOrdered).
-			if in.Order&OrderFence != 0 && c.Tracker != nil {
-				return k, 0, execStep
+			case OpFENCE:
+				// Sequentially consistent, single-issue: nothing to do but
+				// tell the tracker of a C11 fence (markOrdered).
+				if in.Order&OrderFence != 0 && c.Tracker != nil {
+					return n + uint64(k), pc + uint64(k)<<2, execStep
+				}
+			case OpFENCEI:
+				// Code pages are never writable: nothing to flush.
+			default:
+				// Loads and stores that miss, atomics, counters, ecall,
+				// ebreak, illegal instructions.
+				return n + uint64(k), pc + uint64(k)<<2, execStep
 			}
-		case OpFENCEI:
-			// Code pages are never writable: nothing to flush.
-		default:
-			// Loads and stores that miss, atomics, counters, ecall,
-			// ebreak, illegal instructions.
-			return k, 0, execStep
+		}
+		pc, n = pc+m<<2, n+m
+	next:
+		if n >= budget || pc>>mem.PageShift != codeVPN {
+			return n, pc, execEnd
 		}
 	}
-	return k, 0, execEnd
 }
 
 // step runs the instruction in at pc, the n-th of this Run: anything
