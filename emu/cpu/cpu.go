@@ -126,9 +126,11 @@ type codePage struct {
 	// instructions Run may execute from i on without a check of the
 	// limit, the breakpoints or the code page. It ends at the first
 	// control transfer (included), before the next breakpoint, or at the
-	// end of the page (setBlocks).
+	// end of the page (setBlocks). blkBrk marks a breakpoint on i.
 	blk [mem.PageSize / 4]uint16
 }
+
+const blkBrk = 1 << 15
 
 // endsBlock reports whether an instruction may leave the straight line:
 // a jump, a branch, an ecall or ebreak, an illegal instruction.
@@ -148,7 +150,11 @@ func (cp *codePage) setBlocks() {
 		if !cp.insts[i].Op.endsBlock() && i+1 < len(cp.insts) && !cp.insts[i+1].Brk {
 			l = next + 1
 		}
-		cp.blk[i], next = l, l
+		next = l
+		if cp.insts[i].Brk {
+			l |= blkBrk
+		}
+		cp.blk[i] = l
 	}
 }
 
@@ -395,6 +401,10 @@ func (c *CPU) refill(pc uint64) bool {
 		in := Decode(binary.LittleEndian.Uint32(p.Data[off:]))
 		in.Brk = c.bps[pc]
 		c.scratch.insts[off>>2] = in
+		c.scratch.blk[off>>2] = 1
+		if in.Brk {
+			c.scratch.blk[off>>2] |= blkBrk
+		}
 		// codeVPN = ^0 matches no pc, so the next instruction refills.
 		c.code, c.codeVPN = &c.scratch, ^uint64(0)
 		return true

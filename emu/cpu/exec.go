@@ -78,6 +78,9 @@ func reg(x *[33]uint64, r uint8) *uint64 {
 	return (*uint64)(unsafe.Add(unsafe.Pointer(x), uintptr(r)*8))
 }
 
+// instSize is the size of an Inst: exec walks blocks by pointer.
+const instSize = unsafe.Sizeof(Inst{})
+
 // How exec and step end.
 const (
 	execEnd   = iota // exec: the budget ran out or the code page changes
@@ -99,80 +102,87 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 	x := &c.X
 	for {
 		i := (pc >> 2) & (mem.PageSize/4 - 1)
-		if code.insts[i].Brk && !skipBrk {
-			return n, pc, execBrk
+		m := uint64(code.blk[i])
+		if m&blkBrk != 0 {
+			if !skipBrk {
+				return n, pc, execBrk
+			}
+			m &^= blkBrk
 		}
 		skipBrk = false
-		m := uint64(code.blk[i])
 		if budget-n < m {
 			m = budget - n
 		}
-		insts := code.insts[i : i+m]
-		for k := 0; k < len(insts); k++ {
-			in := &insts[k]
+		// Walk the block with a pointer: in is insts[i+k], k = (p-p0)/16.
+		p0 := unsafe.Pointer(&code.insts[i])
+		pend := unsafe.Add(p0, uintptr(m)*instSize)
+		for p := p0; p != pend; p = unsafe.Add(p, instSize) {
+			in := (*Inst)(p)
 			switch in.Op {
 			case OpLUI: // imm[31:12] rd 0110111
 				*reg(x, in.Rd) = uint64(in.Imm)
 			case OpAUIPC: // imm[31:12] rd 0010111
-				*reg(x, in.Rd) = pc + uint64(k)<<2 + uint64(in.Imm)
+				*reg(x, in.Rd) = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + uint64(in.Imm)
 			case OpJAL: // imm[20|10:1|11|19:12] rd 1101111
-				ipc := pc + uint64(k)<<2
+				ipc := pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4))
 				t := ipc + uint64(in.Imm)
 				if t&3 != 0 {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
 				*reg(x, in.Rd) = ipc + 4
-				pc, n = t, n+uint64(k)+1
+				pc, n = t, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
 				goto next
 			case OpJALR: // imm rs1 000 rd 1100111
 				t := (*reg(x, in.Rs1) + uint64(in.Imm)) &^ 1
 				if t&3 != 0 {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
-				*reg(x, in.Rd) = pc + uint64(k)<<2 + 4
-				pc, n = t, n+uint64(k)+1
+				*reg(x, in.Rd) = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
+				pc, n = t, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
 				goto next
 			case OpBEQ:
-				next = pc + uint64(k)<<2 + 4
+				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
 				if *reg(x, in.Rs1) == *reg(x, in.Rs2) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64(k)+1
+				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
 				goto next
 			case OpBNE:
-				next = pc + uint64(k)<<2 + 4
+				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
 				if *reg(x, in.Rs1) != *reg(x, in.Rs2) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64(k)+1
+				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
 				goto next
 			case OpBLT:
-				next = pc + uint64(k)<<2 + 4
+				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
 				if int64(*reg(x, in.Rs1)) < int64(*reg(x, in.Rs2)) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64(k)+1
+				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
 				goto next
 			case OpBGE:
-				next = pc + uint64(k)<<2 + 4
+				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
 				if int64(*reg(x, in.Rs1)) >= int64(*reg(x, in.Rs2)) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64(k)+1
+				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
 				goto next
 			case OpBLTU:
-				next = pc + uint64(k)<<2 + 4
+				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
 				if *reg(x, in.Rs1) < *reg(x, in.Rs2) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64(k)+1
+				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
 				goto next
 			case OpBGEU:
-				next = pc + uint64(k)<<2 + 4
+				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
 				if *reg(x, in.Rs1) >= *reg(x, in.Rs2) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64(k)+1
+				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
 				goto next
 
 			// Loads and stores that hit the TLB, as c.load and c.store do.
@@ -180,14 +190,16 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				a := *reg(x, in.Rs1) + uint64(in.Imm)
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				if !fast || e.vpn != a>>mem.PageShift {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
 				*reg(x, in.Rd) = uint64(int64(int8(e.page.Data[a&mem.PageMask])))
 			case OpLBU:
 				a := *reg(x, in.Rs1) + uint64(in.Imm)
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				if !fast || e.vpn != a>>mem.PageShift {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
 				*reg(x, in.Rd) = uint64(e.page.Data[a&mem.PageMask])
 			case OpLH, OpLHU:
@@ -195,7 +207,8 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
 				v := uint64(binary.LittleEndian.Uint16(e.page.Data[off:]))
 				if in.Op == OpLH {
@@ -207,7 +220,8 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
 				v := uint64(binary.LittleEndian.Uint32(e.page.Data[off:]))
 				if in.Op == OpLW {
@@ -219,14 +233,16 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
 				*reg(x, in.Rd) = binary.LittleEndian.Uint64(e.page.Data[off:])
 			case OpSB:
 				a := *reg(x, in.Rs1) + uint64(in.Imm)
 				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				if !fast || e.vpn != a>>mem.PageShift {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
 				e.page.Data[a&mem.PageMask] = byte(*reg(x, in.Rs2))
 			case OpSH:
@@ -234,7 +250,8 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
 				binary.LittleEndian.PutUint16(e.page.Data[off:], uint16(*reg(x, in.Rs2)))
 			case OpSW:
@@ -242,7 +259,8 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
 				binary.LittleEndian.PutUint32(e.page.Data[off:], uint32(*reg(x, in.Rs2)))
 			case OpSD:
@@ -250,7 +268,8 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
 				binary.LittleEndian.PutUint64(e.page.Data[off:], *reg(x, in.Rs2))
 
@@ -360,16 +379,23 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				// Sequentially consistent, single-issue: nothing to do but
 				// tell the tracker of a C11 fence (markOrdered).
 				if in.Order&OrderFence != 0 && c.Tracker != nil {
-					return n + uint64(k), pc + uint64(k)<<2, execStep
+					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+					return n + k, pc + k<<2, execStep
 				}
 			case OpFENCEI:
 				// Code pages are never writable: nothing to flush.
+			case OpIllegal: // (a case, not the default: no -1 before the jump table)
+				k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+				return n + k, pc + k<<2, execStep
 			default:
 				// Loads and stores that miss, atomics, counters, ecall,
 				// ebreak, illegal instructions.
-				return n + uint64(k), pc + uint64(k)<<2, execStep
+				k := uint64((uintptr(p) - uintptr(p0)) / instSize)
+				return n + k, pc + k<<2, execStep
 			}
 		}
+		// m, again, from the pointers: m itself need not stay live.
+		m = uint64((uintptr(pend) - uintptr(p0)) / instSize)
 		pc, n = pc+m<<2, n+m
 	next:
 		if n >= budget || pc>>mem.PageShift != codeVPN {
