@@ -113,76 +113,78 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 		if budget-n < m {
 			m = budget - n
 		}
-		// Walk the block with a pointer: in is insts[i+k], k = (p-p0)/16.
-		p0 := unsafe.Pointer(&code.insts[i])
-		pend := unsafe.Add(p0, uintptr(m)*instSize)
-		for p := p0; p != pend; p = unsafe.Add(p, instSize) {
+		// The block is insts[i:i+m], walked by pointer (p); end is the PC
+		// after it. n counts it in advance: an instruction that leaves it
+		// early takes back itself and those after it (left). A jump or a
+		// branch is always a block's last instruction: its PC is end-4.
+		p := unsafe.Pointer(&code.insts[i])
+		pend := unsafe.Add(p, uintptr(m)*instSize)
+		end := pc + m<<2
+		n += m
+		for ; p != pend; p = unsafe.Add(p, instSize) {
 			in := (*Inst)(p)
 			switch in.Op {
 			case OpLUI: // imm[31:12] rd 0110111
 				*reg(x, in.Rd) = uint64(in.Imm)
 			case OpAUIPC: // imm[31:12] rd 0010111
-				*reg(x, in.Rd) = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + uint64(in.Imm)
+				*reg(x, in.Rd) = end - uint64((uintptr(pend)-uintptr(p))/(instSize/4)) + uint64(in.Imm)
 			case OpJAL: // imm[20|10:1|11|19:12] rd 1101111
-				ipc := pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4))
-				t := ipc + uint64(in.Imm)
+				t := end - 4 + uint64(in.Imm)
 				if t&3 != 0 {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					return n - 1, end - 4, execStep
 				}
-				*reg(x, in.Rd) = ipc + 4
-				pc, n = t, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
+				*reg(x, in.Rd) = end
+				pc = t
 				goto next
 			case OpJALR: // imm rs1 000 rd 1100111
 				t := (*reg(x, in.Rs1) + uint64(in.Imm)) &^ 1
 				if t&3 != 0 {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					return n - 1, end - 4, execStep
 				}
-				*reg(x, in.Rd) = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
-				pc, n = t, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
+				*reg(x, in.Rd) = end
+				pc = t
 				goto next
 			case OpBEQ:
-				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
+				next = end
 				if *reg(x, in.Rs1) == *reg(x, in.Rs2) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
+				pc = next
 				goto next
 			case OpBNE:
-				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
+				next = end
 				if *reg(x, in.Rs1) != *reg(x, in.Rs2) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
+				pc = next
 				goto next
 			case OpBLT:
-				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
+				next = end
 				if int64(*reg(x, in.Rs1)) < int64(*reg(x, in.Rs2)) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
+				pc = next
 				goto next
 			case OpBGE:
-				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
+				next = end
 				if int64(*reg(x, in.Rs1)) >= int64(*reg(x, in.Rs2)) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
+				pc = next
 				goto next
 			case OpBLTU:
-				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
+				next = end
 				if *reg(x, in.Rs1) < *reg(x, in.Rs2) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
+				pc = next
 				goto next
 			case OpBGEU:
-				next = pc + uint64((uintptr(p)-uintptr(p0))/(instSize/4)) + 4
+				next = end
 				if *reg(x, in.Rs1) >= *reg(x, in.Rs2) {
 					next += uint64(in.Imm) - 4
 				}
-				pc, n = next, n+uint64((uintptr(p)-uintptr(p0))/instSize)+1
+				pc = next
 				goto next
 
 			// Loads and stores that hit the TLB, as c.load and c.store do.
@@ -190,16 +192,16 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				a := *reg(x, in.Rs1) + uint64(in.Imm)
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				if !fast || e.vpn != a>>mem.PageShift {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+					return n - left, end - left<<2, execStep
 				}
 				*reg(x, in.Rd) = uint64(int64(int8(e.page.Data[a&mem.PageMask])))
 			case OpLBU:
 				a := *reg(x, in.Rs1) + uint64(in.Imm)
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				if !fast || e.vpn != a>>mem.PageShift {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+					return n - left, end - left<<2, execStep
 				}
 				*reg(x, in.Rd) = uint64(e.page.Data[a&mem.PageMask])
 			case OpLH, OpLHU:
@@ -207,8 +209,8 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+					return n - left, end - left<<2, execStep
 				}
 				v := uint64(binary.LittleEndian.Uint16(e.page.Data[off:]))
 				if in.Op == OpLH {
@@ -220,8 +222,8 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+					return n - left, end - left<<2, execStep
 				}
 				v := uint64(binary.LittleEndian.Uint32(e.page.Data[off:]))
 				if in.Op == OpLW {
@@ -233,16 +235,16 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+					return n - left, end - left<<2, execStep
 				}
 				*reg(x, in.Rd) = binary.LittleEndian.Uint64(e.page.Data[off:])
 			case OpSB:
 				a := *reg(x, in.Rs1) + uint64(in.Imm)
 				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				if !fast || e.vpn != a>>mem.PageShift {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+					return n - left, end - left<<2, execStep
 				}
 				e.page.Data[a&mem.PageMask] = byte(*reg(x, in.Rs2))
 			case OpSH:
@@ -250,8 +252,8 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+					return n - left, end - left<<2, execStep
 				}
 				binary.LittleEndian.PutUint16(e.page.Data[off:], uint16(*reg(x, in.Rs2)))
 			case OpSW:
@@ -259,8 +261,8 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+					return n - left, end - left<<2, execStep
 				}
 				binary.LittleEndian.PutUint32(e.page.Data[off:], uint32(*reg(x, in.Rs2)))
 			case OpSD:
@@ -268,8 +270,8 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+					return n - left, end - left<<2, execStep
 				}
 				binary.LittleEndian.PutUint64(e.page.Data[off:], *reg(x, in.Rs2))
 
@@ -379,24 +381,22 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				// Sequentially consistent, single-issue: nothing to do but
 				// tell the tracker of a C11 fence (markOrdered).
 				if in.Order&OrderFence != 0 && c.Tracker != nil {
-					k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-					return n + k, pc + k<<2, execStep
+					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+					return n - left, end - left<<2, execStep
 				}
 			case OpFENCEI:
 				// Code pages are never writable: nothing to flush.
 			case OpIllegal: // (a case, not the default: no -1 before the jump table)
-				k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-				return n + k, pc + k<<2, execStep
+				left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+				return n - left, end - left<<2, execStep
 			default:
 				// Loads and stores that miss, atomics, counters, ecall,
 				// ebreak, illegal instructions.
-				k := uint64((uintptr(p) - uintptr(p0)) / instSize)
-				return n + k, pc + k<<2, execStep
+				left := uint64((uintptr(pend) - uintptr(p)) / instSize)
+				return n - left, end - left<<2, execStep
 			}
 		}
-		// m, again, from the pointers: m itself need not stay live.
-		m = uint64((uintptr(pend) - uintptr(p0)) / instSize)
-		pc, n = pc+m<<2, n+m
+		pc = end
 	next:
 		if n >= budget || pc>>mem.PageShift != codeVPN {
 			return n, pc, execEnd
