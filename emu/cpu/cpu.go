@@ -122,6 +122,40 @@ type tlbEntry struct {
 type codePage struct {
 	vpn   uint64
 	insts [mem.PageSize / 4]Inst
+	// blk[i] is the length of the block that starts at instruction i: the
+	// instructions Run may execute from i on without a check of the
+	// limit, the breakpoints or the code page. It ends at the first
+	// control transfer (included), before the next breakpoint, or at the
+	// end of the page (setBlocks). blkBrk marks a breakpoint on i.
+	blk [mem.PageSize / 4]uint16
+}
+
+const blkBrk = 1 << 15
+
+// endsBlock reports whether an instruction may leave the straight line:
+// a jump, a branch, an ecall or ebreak, an illegal instruction.
+func (o Op) endsBlock() bool {
+	switch o {
+	case OpJAL, OpJALR, OpBEQ, OpBNE, OpBLT, OpBGE, OpBLTU, OpBGEU, OpECALL, OpEBREAK:
+		return true
+	}
+	return o == OpIllegal || o >= opCount
+}
+
+// setBlocks computes cp.blk from its instructions and breakpoints.
+func (cp *codePage) setBlocks() {
+	next := uint16(0) // the block length at i+1
+	for i := len(cp.insts) - 1; i >= 0; i-- {
+		l := uint16(1)
+		if !cp.insts[i].Op.endsBlock() && i+1 < len(cp.insts) && !cp.insts[i+1].Brk {
+			l = next + 1
+		}
+		next = l
+		if cp.insts[i].Brk {
+			l |= blkBrk
+		}
+		cp.blk[i] = l
+	}
 }
 
 // CPU is one RV64 hart's state plus the caches. Not safe for concurrent use.
@@ -159,6 +193,10 @@ type CPU struct {
 // New returns a CPU over m with all registers zero.
 func New(m *mem.Memory) *CPU {
 	c := &CPU{Mem: m, codes: map[*mem.Page]*codePage{}, bps: map[uint64]bool{}}
+	// Writable code runs one instruction at a time: every block is one long.
+	for i := range c.scratch.blk {
+		c.scratch.blk[i] = 1
+	}
 	c.flush()
 	return c
 }
@@ -199,6 +237,7 @@ func (c *CPU) SetBreakpoint(pc uint64) {
 	for _, cp := range c.codes {
 		if cp.vpn == pc>>mem.PageShift {
 			cp.insts[(pc&mem.PageMask)>>2].Brk = true
+			cp.setBlocks()
 		}
 	}
 }
@@ -213,6 +252,7 @@ func (c *CPU) ClearBreakpoint(pc uint64) {
 	for _, cp := range c.codes {
 		if cp.vpn == pc>>mem.PageShift {
 			cp.insts[(pc&mem.PageMask)>>2].Brk = false
+			cp.setBlocks()
 		}
 	}
 }
@@ -361,6 +401,10 @@ func (c *CPU) refill(pc uint64) bool {
 		in := Decode(binary.LittleEndian.Uint32(p.Data[off:]))
 		in.Brk = c.bps[pc]
 		c.scratch.insts[off>>2] = in
+		c.scratch.blk[off>>2] = 1
+		if in.Brk {
+			c.scratch.blk[off>>2] |= blkBrk
+		}
 		// codeVPN = ^0 matches no pc, so the next instruction refills.
 		c.code, c.codeVPN = &c.scratch, ^uint64(0)
 		return true
@@ -373,6 +417,7 @@ func (c *CPU) refill(pc uint64) bool {
 			cp.insts[i].Brk = c.bps[vpn<<mem.PageShift|uint64(i*4)]
 		}
 		markOrdered(cp.insts[:])
+		cp.setBlocks()
 		p.Pin() // keyed by its address: never recycled as another page
 		c.codes[p] = cp
 	}
