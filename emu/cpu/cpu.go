@@ -13,6 +13,16 @@
 //     only holds pages the memory's current epoch owns (see emu/mem M1);
 //   - the current code page.
 //
+// Run executes a block at a time (exec.go): each decoded instruction knows
+// how many run straight from it (codePage.blk: up to the next jump,
+// branch, ecall or breakpoint, within the page), so the limit, the
+// breakpoints and the code page are checked once per block, and exec runs
+// the block without calls; what it must not do alone (an access a Tracker,
+// Gate or Watcher sees, a TLB miss, an atomic, an ecall) it hands to step,
+// the one-instruction path, at that instruction's exact PC and count.
+// exec_ref_test.go keeps the instruction-at-a-time loop as the reference
+// the tests compare every stop, register and callback with.
+//
 // Pages marked mem.PermWatch (the heap) never enter the TLBs: every guest
 // access to them is checked by the Watcher first.
 //
