@@ -366,7 +366,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 		res.Estimate, res.Bound, res.Budgeted = x.Estimate(), x.bound, x.budgeted
 		res.Depth, res.SleepBlocked, res.SelfAborts, res.Blocked = len(x.trs), x.sleepBlocked, x.selfAborts, x.blocked
 		res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
-		res.Caveat = x.caveat
+		res.Caveat = x.caveatNow()
 	} else {
 		if done, _ := x.m.Ended(); done {
 			return nil, errors.New("the machine has already ended")
@@ -402,7 +402,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			res.SelfAborts = x.selfAborts
 			res.Depth = len(br.Transitions)
 			res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
-			res.Caveat = x.caveat
+			res.Caveat = x.caveatNow()
 			stop := Continue
 			if x.opt.OnBranch != nil {
 				stop = x.opt.OnBranch(br)
@@ -729,6 +729,26 @@ func (x *Explorer) markRan(k int, ch record.Choice, fromTag bool) {
 		x.noteDefault(k, q)
 	}
 	x.injectRetry(k, q) // where a transaction starts, it may abort
+}
+
+// blockedCaveater is an optional interface of a Strategy that claims no
+// execution ends sleep-set blocked (optimal DPOR): blockedCaveat is the
+// caveat of an exploration where n did.
+type blockedCaveater interface{ blockedCaveat(n int) string }
+
+// caveatNow is Result.Caveat: the path's (transactions under a strategy
+// not exact there), and the strategy's where executions it excludes
+// happened (blockedCaveater; counted in the frontier, so a resumed
+// exploration says it too).
+func (x *Explorer) caveatNow() string {
+	c := x.caveat
+	if b, ok := x.strat.(blockedCaveater); ok && x.sleepBlocked > 0 {
+		if c != "" {
+			c += "; "
+		}
+		c += b.blockedCaveat(x.sleepBlocked)
+	}
+	return c
 }
 
 // MaxCountedTraces caps the Mazurkiewicz traces an exploration holds to

@@ -1,6 +1,7 @@
 package dpor
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"maps"
@@ -294,4 +295,57 @@ func TestOptimalTransactions(t *testing.T) {
 		}
 	}
 	t.Logf("%d programs: optimal DPOR ran %d executions, %d sleep-set blocked", *txnPrograms, executed, blocked)
+}
+
+// TestOptimalBlockedCaveat: an optimal DPOR exploration in which an
+// execution ended sleep-set blocked (which its wakeup trees exclude: a
+// program that breaks the algorithm's assumptions; ref/paraguay ends 8
+// so, and misses traces the dpor strategy reaches) says so in
+// Result.Caveat, also when resumed from a frontier that counts the
+// execution; one with none has no caveat, and the dpor strategy, whose
+// sleep sets may block executions, gives none either.
+func TestOptimalBlockedCaveat(t *testing.T) {
+	for _, strategy := range []string{"optimal", "dpor"} {
+		m := readersModel(3)
+		opt := Options{Spec: Spec{Strategy: strategy, KeepGoing: true}}
+		opt.OnBranch = func(b *Branch) Stop {
+			if b.N == 2 {
+				return StopControl
+			}
+			return Continue
+		}
+		x, err := New(m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := x.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Caveat != "" || res.SleepBlocked != 0 {
+			t.Fatalf("%s: caveat %q with %d sleep-set blocked", strategy, res.Caveat, res.SleepBlocked)
+		}
+		for _, blocked := range []int{0, 1} {
+			f := x.Frontier()
+			// The stored run as if one more execution had ended asleep.
+			f.Executed += blocked
+			f.SleepBlocked += blocked
+			opt.OnBranch = nil
+			y, err := Resume(readersModel(3), opt, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := y.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strategy == "optimal" && blocked > 0
+			if got := strings.Contains(res.Caveat, "1 executions ended with every runnable thread asleep"); got != want || !want && res.Caveat != "" {
+				t.Errorf("%s, %d blocked before resuming: caveat %q", strategy, blocked, res.Caveat)
+			}
+			if !res.Complete || res.SleepBlocked != blocked {
+				t.Errorf("%s, %d blocked before resuming: complete %v, %d sleep-set blocked", strategy, blocked, res.Complete, res.SleepBlocked)
+			}
+		}
+	}
 }
