@@ -10,9 +10,10 @@ import (
 // The race machinery the reducing strategies (dpor, optimal, cb-dpor)
 // share: transitions as events they compare, the thesis's tagging rule
 // for a conflicting pair, mutexes' acquisitions as races, and the safety
-// nets for what a branch never ran (threads its end cut off, threads a
-// transition disabled for good, threads waiting for a lock). Each works
-// through the Path a strategy is given.
+// nets for what a branch never ran (threads a transition disabled for
+// good, threads waiting for a lock; the threads its end cut off are the
+// explorer's probe, Path.probe). Each works through the Path a strategy
+// is given.
 
 // event is a transition as the strategy compares it: its thread, what it
 // touched, and the threads whose runnability it changed.
