@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"slices"
 	"testing"
 
 	"landslide/emu/mem"
@@ -58,42 +59,32 @@ func BenchmarkExecIndep(b *testing.B) {
 
 // BenchmarkExecMixed: the ALU work of bench/loop's loop, straight line.
 func BenchmarkExecMixed(b *testing.B) {
-	ws := []uint32{
-		0x00455793, // srli a5,a0,4
-		0x7f87f793, // andi a5,a5,2040
-		0x00d78833, // add a6,a5,a3
-		0x00d51793, // slli a5,a0,13
-		0x00a7c533, // xor a0,a5,a0
-		0x00755793, // srli a5,a0,7
-		0x00a7c533, // xor a0,a5,a0
-		0x01151893, // slli a7,a0,17
-		0x00a8c533, // xor a0,a7,a0
-		0x02c508b3, // mul a7,a0,a2
-		0x011787b3, // add a5,a5,a7
-		0x0017f893, // andi a7,a5,1
-	}
-	benchProg(b, rep(900, ws...))
+	benchProg(b, rep(900, loopALU...))
+}
+
+// loopALU is the ALU work of one iteration of bench/loop's loop.
+var loopALU = []uint32{
+	0x00455793, // srli a5,a0,4
+	0x7f87f793, // andi a5,a5,2040
+	0x00d78833, // add a6,a5,a3
+	0x00d51793, // slli a5,a0,13
+	0x00a7c533, // xor a0,a5,a0
+	0x00755793, // srli a5,a0,7
+	0x00a7c533, // xor a0,a5,a0
+	0x01151893, // slli a7,a0,17
+	0x00a8c533, // xor a0,a7,a0
+	0x02c508b3, // mul a7,a0,a2
+	0x011787b3, // add a5,a5,a7
+	0x0017f893, // andi a7,a5,1
 }
 
 // BenchmarkExecLoop: the loop of bench/loop without its memory accesses,
 // as a loop (two blocks an iteration).
 func BenchmarkExecLoop(b *testing.B) {
-	ws := []uint32{
-		0x00455793, // srli a5,a0,4
-		0x7f87f793, // andi a5,a5,2040
-		0x00d78833, // add a6,a5,a3
-		0x00d51793, // slli a5,a0,13
-		0x00a7c533, // xor a0,a5,a0
-		0x00755793, // srli a5,a0,7
-		0x00a7c533, // xor a0,a5,a0
-		0x01151893, // slli a7,a0,17
-		0x00a8c533, // xor a0,a7,a0
-		0x02c508b3, // mul a7,a0,a2
-		0x011787b3, // add a5,a5,a7
-		0x0017f893, // andi a7,a5,1
+	ws := append(slices.Clone(loopALU),
 		0x00088463, // beqz a7, +8
 		0x00000013, // nop
 		0x00000013, // nop
-	}
+	)
 	benchProg(b, ws)
 }
