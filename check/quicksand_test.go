@@ -57,9 +57,9 @@ func finishAndResume(t *testing.T, rec Recording, first *QuicksandResult) *Quick
 // processes' results differed and deduplication could count the bug
 // twice).
 //
-// With the PCT walks on (the default), a walk finds fig1's bug first
-// (within the budget the jobs do not reach it): the walk's bug, a job of
-// its own, is stored and resumed the same way; with them off, a job's.
+// With the PCT walks on (the default) and the run ended at its first
+// bug, a walk finds fig1's bug first: the walk's bug, a job of its own,
+// is stored and resumed the same way; with them off, a job's.
 func TestQuicksandResumeAfterBug(t *testing.T) {
 	for _, walks := range []bool{false, true} {
 		t.Run(fmt.Sprintf("walks=%v", walks), func(t *testing.T) { testResumeAfterBug(t, walks) })
@@ -70,6 +70,10 @@ func testResumeAfterBug(t *testing.T, walks bool) {
 	spec, image := deterministicRef(t, "fig1", 20000)
 	if !walks {
 		spec.Options.WalkShare = -1
+	} else {
+		// Ended at its first bug, the run's is a walk's, at interleaving
+		// 11,122 (cli's golden quicksand.txt, --first-bug).
+		spec.Options.FirstBug = true
 	}
 	want, err := Quicksand(context.Background(), spec, image, Recording{}, QuicksandHooks{})
 	if err != nil {
@@ -143,7 +147,11 @@ func TestQuicksandInterruptAnywhere(t *testing.T) {
 		t.Fatalf("uninterrupted: job 2 has %d interleavings and %d suspensions; the cuts below assume more than 2,000 and 1", j.Interleavings, j.Suspensions)
 	}
 	// In job 2 before the scheduler suspends it, and in job 3 after.
-	for _, cut := range []struct{ job, n int }{{2, 100}, {2, 2000}, {3, 1000}} {
+	j3 := want.Sched.Jobs[2].Interleavings
+	if j3 < 10 {
+		t.Fatalf("uninterrupted: job 3 has %d interleavings; the cut below assumes 10 or more", j3)
+	}
+	for _, cut := range []struct{ job, n int }{{2, 100}, {2, 2000}, {3, j3 / 2}} {
 		st, err := store.Open(t.TempDir(), store.Options{})
 		if err != nil {
 			t.Fatal(err)

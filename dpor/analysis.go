@@ -14,7 +14,10 @@ const (
 	keyHeap    = keyVirtual | 1     // malloc/free order: they conflict with each other
 	keyConsole = keyVirtual | 2     // output order
 	keyBlock   = keyVirtual | 1<<61 // | block<<24 | generation: a heap block
+	keyThread  = keyVirtual | 1<<60 // | tid: a thread's run state
 )
+
+func threadKey(t record.TID) uint64 { return keyThread | uint64(uint32(t)) }
 
 func blockKey(block, gen uint32) uint64 {
 	return keyBlock | uint64(block)<<24 | uint64(gen&0xffffff)
@@ -391,11 +394,11 @@ func (a *analysis) disabledFrom(d int) [][2]int { return listPairs(a.dis, d) }
 // transitionKeys lists what a transition touched, sorted by key.
 func transitionKeys(tr *record.Transition) []keyMask {
 	var km []keyMask
-	if len(tr.Accesses) > 0 {
-		km = make([]keyMask, 0, len(tr.Accesses)) // usually one key each: one allocation
+	if n := len(tr.Accesses) + len(tr.Own); n > 0 {
+		km = make([]keyMask, 0, n) // usually one key each: one allocation
 	}
 	put := func(key uint64, r, w uint8) { km = append(km, keyMask{key, r, w}) }
-	for _, ac := range tr.Accesses {
+	access := func(ac *record.Access) {
 		for addr, end := ac.Addr, ac.Addr+uint64(ac.Size); addr < end; {
 			g := addr >> 3
 			next := min((g+1)<<3, end)
@@ -410,13 +413,17 @@ func transitionKeys(tr *record.Transition) []keyMask {
 			}
 			addr = next
 		}
+		// Any access of a heap block reads its life (a free writes it):
+		// accesses to it conflict with each other only byte by byte.
 		if ac.Block != 0 {
-			if ac.Write {
-				put(blockKey(ac.Block, ac.Gen), 0, 1)
-			} else {
-				put(blockKey(ac.Block, ac.Gen), 1, 0)
-			}
+			put(blockKey(ac.Block, ac.Gen), 1, 0)
 		}
+	}
+	for i := range tr.Accesses {
+		access(&tr.Accesses[i])
+	}
+	for i := range tr.Own {
+		access(&tr.Own[i])
 	}
 	for _, e := range tr.Sync {
 		switch e.Kind {
@@ -427,6 +434,13 @@ func transitionKeys(tr *record.Transition) []keyMask {
 			put(blockKey(e.Block, e.Gen), 0, 1)
 		case record.SyncOutput:
 			put(keyConsole, 0, 1)
+		// A thread's run state, as the Pebbles calls read and change it.
+		case record.SyncRunState:
+			if e.Arg == record.RunStateRead {
+				put(threadKey(e.Other), 1, 0)
+			} else {
+				put(threadKey(e.Other), 0, 1)
+			}
 		}
 	}
 	if len(km) < 2 {

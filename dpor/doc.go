@@ -16,8 +16,14 @@
 // second's thread between runnable and blocked; happens-before (i →S j) is
 // the transitive closure, kept as one vector clock per transition. Memory
 // conflicts come from the transitions' access sets (byte ranges, at least
-// one write); heap allocation and free events conflict with each other,
-// and a free conflicts with every access to its block. A transition that
+// one write), with the owner's accesses to its own stack where a pointer
+// to it escaped (record.Transition.Own); heap allocation and free events
+// conflict with each other, and a free conflicts with every access to its
+// block (two accesses to one block conflict only byte by byte). A
+// thread's run state is a location too, as the Pebbles system calls see
+// it (record.SyncRunState): deschedule, a make_runnable that wakes,
+// vanish and thread creation write it; yield(tid) and a make_runnable
+// that found tid awake read it. A transition that
 // ended the program by an exit (record.SyncKill) conflicts with the last
 // transition of every other thread (and so, through program order, with
 // all of theirs): run earlier it cuts them off, which DPOR reverses as it

@@ -502,7 +502,9 @@ func NewTrace(cfg Config, syms *elfsym.Symbols, ppset []string, races []*RaceRep
 			Failure:   i == len(trs)-1,
 		}
 		for _, e := range tr.Sync {
-			s.Events = append(s.Events, report.SyncEventText(e))
+			if text := report.SyncEventText(e); text != "" {
+				s.Events = append(s.Events, text)
+			}
 		}
 		if tr.PP.Kind == record.PPDataRace {
 			s.Race = racePair(syms, tr.PP.PC, byPC[tr.PP.PC], trs, i, vals)

@@ -228,6 +228,13 @@ func (ps *persister) load() (*dpor.Frontier, time.Duration, error) {
 	if jb.Semantics < 2 {
 		return nil, 0, fmt.Errorf("%w: run %s job %d: it was explored before exits and spin loops were modelled as they are now (the thesis's loop counters could drop executions), so its stored transitions differ from this machine's and the job cannot be continued; start a new run", ErrStale, p.Run.ID, p.Job)
 	}
+	// Before revision 4, a thread's accesses to its own stack through a
+	// pointer another thread held, and the system calls that look at
+	// another thread's run state, ordered nothing: DPOR never reversed
+	// their races.
+	if jb.Semantics < 4 {
+		return nil, 0, fmt.Errorf("%w: run %s job %d: it was explored before a thread's accesses to its own stack through a pointer another thread held, and yield and make_runnable's look at another thread, were dependences, so interleavings they order were never explored and the job cannot be continued; start a new run", ErrStale, p.Run.ID, p.Job)
+	}
 	if ps.j.cfg.Linearizability && jb.Lineup < linearize.Revision {
 		return nil, 0, fmt.Errorf("%w: run %s job %d: its interleavings were checked for linearizability by an earlier rule, which ordered only calls that cannot overlap and so missed violations, and the job cannot be continued; start a new run", ErrStale, p.Run.ID, p.Job)
 	}

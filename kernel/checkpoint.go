@@ -85,6 +85,11 @@ const nondetTag = 'N'
 // before).
 const lineupTag = 'L'
 
+// exposedTag starts the threads' exposed stack addresses (exposure.go),
+// present only when one is set (a later addition: states without it
+// read as before).
+const exposedTag = 'X'
+
 // spinTag starts the spin-loop rule's state (spin.go), the last part of
 // every version 2 state. Per thread: spinning, spinPC, spinDirty, then
 // its window, newest state first: a count, then per state its pc,
@@ -330,6 +335,12 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 			w.flag(l.open)
 			w.flag(l.made)
 			w.str(l.op)
+		}
+	}
+	if slices.ContainsFunc(st.threads, func(t thread) bool { return t.exposed != 0 }) {
+		w.b = append(w.b, exposedTag)
+		for i := range st.threads {
+			w.u(st.threads[i].exposed)
 		}
 	}
 	{
@@ -623,6 +634,15 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 			l.open, l.made, l.op = r.flag(), r.flag(), r.str()
 			if len(l.op) > LineupMaxName || l.open != (l.op != "") || l.open && !l.made {
 				r.fail("thread %d: linearizability-test call %q (open %v)", st.threads[i].tid, l.op, l.open)
+			}
+		}
+	}
+	if r.err == nil && len(r.b) > 0 && r.b[0] == exposedTag {
+		r.take(1)
+		for i := range st.threads {
+			t := &st.threads[i]
+			if t.exposed = r.u(); t.exposed != 0 && (t.exposed&7 != 0 || t.exposed < t.stackLo&^7 || t.exposed >= t.stackHi) {
+				r.fail("thread %d: exposed stack address 0x%x outside its stack 0x%x-0x%x", t.tid, t.exposed, t.stackLo, t.stackHi)
 			}
 		}
 	}

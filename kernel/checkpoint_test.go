@@ -14,12 +14,13 @@ import (
 )
 
 // checkpointFixtures cover threads, sync frames, heap reuse and bugs,
-// yield-loop blocking, spin loops, removed pages and deadlocks.
+// yield-loop blocking, spin loops, removed pages, deadlocks and exposed
+// stacks.
 var checkpointFixtures = []string{
 	"ref/paradise_lost", "ref/mutex_test", "ref/thr_exit_join", "uaf_exit/thr_exit_join",
 	"small/cond_predicate", "small/abba_deadlock", "ref/yield_loop_ok", "ref/realloc_race",
 	"bugs/removed_pages", "bugs/double_free", "posix/sync_ok", "lockfree/treiber_aba",
-	"spin/ttas",
+	"spin/ttas", "posix/stack_share",
 }
 
 func fixtureImage(t testing.TB, name string) []byte {
@@ -638,6 +639,8 @@ func TestCheckpointRejectsState(t *testing.T) {
 			sn.st.threads[0].hblocked, sn.st.threads[0].wait = true, []waitRange{{2, 2}}
 		}},
 		{"counter", "counter", any, func(sn *snapshot) { sn.st.threads[0].yields = -1 }},
+		{"exposed outside stack", "exposed stack address", any, func(sn *snapshot) { sn.st.threads[0].exposed = sn.st.threads[0].stackHi }},
+		{"exposed unaligned", "exposed stack address", any, func(sn *snapshot) { sn.st.threads[0].exposed = sn.st.threads[0].stackHi - 3 }},
 		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPExitCall + 1 }},
 		{"nondet without its call", "nondet value", any, func(sn *snapshot) { sn.st.threads[0].nondet = 1 }},
 		{"yieldTo", "negative tid", any, func(sn *snapshot) { sn.st.yieldTo = -1 }},

@@ -27,7 +27,9 @@
 // Recording. While a thread runs, every guest load, store and atomic is
 // seen by the kernel's cpu.Tracker; accesses inside the thread's own stack
 // are dropped and the rest form the transition's access set, with heap
-// block ids and generations. Sync events (create, exit, block, unblock,
+// block ids and generations. Where a pointer into the stack escaped to
+// another thread, the owner's accesses from there up go to the
+// transition's Own set (exposure.go): dependences, not race candidates. Sync events (create, exit, block, unblock,
 // enter/return of known sync functions with their first argument, alloc,
 // free) go in the same record.
 //

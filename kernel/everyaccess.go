@@ -33,10 +33,12 @@ func (k *Kernel) Before(addr uint64, size uint8, write, atomic bool, pc uint64) 
 }
 
 // shared reports whether an access at addr is one Access records and
-// another thread could conflict with.
+// another thread could conflict with: with the thread's own stack where
+// a pointer to it escaped (Transition.Own) too, as the other tools treat
+// a local whose address escaped.
 func (k *Kernel) shared(addr uint64, size uint8, pc uint64) bool {
-	if k.private(&k.st.threads[k.st.cur], addr, size, pc) {
-		return false
+	if t := &k.st.threads[k.st.cur]; k.private(t, addr, size, pc) {
+		return t.exposedTo(addr, size)
 	}
 	if p, ok := k.mem.PermAt(addr); ok && p&mem.PermW == 0 {
 		return false

@@ -42,8 +42,12 @@ import (
 // the spin-loop rule (spin.go) instead of the thesis's counters, accesses
 // carry their C11 order and fences are sync events. 3: a data-race PP at
 // an SC is one at its LR (no PP while the reservation is held), and
-// with data-race PPs an execution may have 2^20 PPs.
-const Semantics = 3
+// with data-race PPs an execution may have 2^20 PPs. 4: a thread's
+// accesses to its own stack where a pointer to it escaped order
+// transitions (Transition.Own), and so do yield(tid) and a failed
+// make_runnable(tid) with tid's blocking, waking and exit
+// (record.SyncRunState).
+const Semantics = 4
 
 // HTMConfig configures transactional memory.
 type HTMConfig struct {

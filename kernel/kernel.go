@@ -743,7 +743,7 @@ func (k *Kernel) step(ch record.Choice, scratch bool) (*record.Transition, error
 			k.scratchTr = &record.Transition{}
 		}
 		tr := k.scratchTr
-		*tr = record.Transition{Thread: t.tid, Accesses: tr.Accesses[:0], Sync: tr.Sync[:0]}
+		*tr = record.Transition{Thread: t.tid, Accesses: tr.Accesses[:0], Sync: tr.Sync[:0], Own: tr.Own[:0]}
 		k.tr, k.seenFor = tr, nil
 	} else {
 		k.tr = &record.Transition{Thread: t.tid}
@@ -1195,10 +1195,21 @@ func (k *Kernel) Access(addr uint64, size uint8, f cpu.AccessFlags, pc uint64) {
 	}
 	if addr >= t.stackLo && addr < t.stackHi {
 		if k.private(t, addr, size, pc) {
-			return // a spin window compares the thread's stack as a whole
+			// A spin window compares the thread's stack as a whole; the
+			// exploration still needs it where it is exposed.
+			if t.exposedTo(addr, size) {
+				k.ownAccess(record.Access{Addr: addr, Size: size, Write: write, Atomic: atomic, PC: pc, Sync: uint32(len(k.tr.Sync)),
+					Acquire: f&cpu.AccAcquire != 0, Release: f&cpu.AccRelease != 0})
+			}
+			return
 		}
 	} else {
 		k.learnStack(addr, size, write)
+	}
+	if write && size == 8 {
+		if v, ok := k.mem.Read64(addr); ok {
+			k.expose(v) // the CPU reports a store after it: memory holds the value
+		}
 	}
 	changed := write && f&cpu.AccChanged != 0
 	if changed {

@@ -139,11 +139,16 @@ func spinPure(num uint64) bool { return num == SysYield || num == SysGettid }
 
 // spinSync reports whether a transition's sync events are progress: any
 // but the entry and return of sync functions (the calls are in the
-// registers and stack already) and fences.
+// registers and stack already), fences, and looking at another thread's
+// run state.
 func spinSync(tr *record.Transition) bool {
 	for _, e := range tr.Sync {
 		switch e.Kind {
 		case record.SyncEnter, record.SyncReturn, record.SyncFence:
+		case record.SyncRunState:
+			if e.Arg != record.RunStateRead {
+				return true
+			}
 		default:
 			return true
 		}

@@ -305,6 +305,8 @@ func (k *Kernel) code(pc uint64) bool {
 // returns the new thread, or 0 with what the call returns: EAGAIN when no
 // stack can be mapped, or the end of the execution at a checker limit.
 func (k *Kernel) spawn(pc, a0, a1, ra uint64) (record.TID, uint64, control) {
+	k.expose(a0)
+	k.expose(a1)
 	base := PthreadStackBase + uint64(k.st.nextTID)*PthreadStackStride
 	if base+PthreadStackStride > mem.Limit || k.mem.AnyMapped(base, PthreadStackSize) {
 		return 0, errno(-eAgain), ctlContinue

@@ -10,6 +10,9 @@ func sysYield(k *Kernel, a args) (uint64, control) {
 	tid := record.TID(a.int(0))
 	k.st.yieldTo = 0
 	if tid != -1 {
+		// What it returns depends on tid's run state: the transition
+		// does not commute with tid's deschedule, wake-up or exit.
+		k.runState(tid, record.RunStateRead)
 		t := k.find(tid)
 		if t == nil || !t.canRun() {
 			return errno(1), ctlContinue
@@ -36,6 +39,7 @@ func sysDeschedule(k *Kernel, a args) (uint64, control) {
 	if v == 0 {
 		k.cur().state = stDescheduled
 		k.syncEvent(record.SyncEvent{Kind: record.SyncBlock, Arg: p})
+		k.runState(k.curTID(), record.RunStateChanged)
 	}
 	return 0, ctlPP(record.PPBlock)
 }
@@ -43,13 +47,25 @@ func sysDeschedule(k *Kernel, a args) (uint64, control) {
 // sysMakeRunnable implements make_runnable(tid): only a descheduled thread
 // can be made runnable.
 func sysMakeRunnable(k *Kernel, a args) (uint64, control) {
-	t := k.find(record.TID(a.int(0)))
+	tid := record.TID(a.int(0))
+	t := k.find(tid)
 	if t == nil || t.state != stDescheduled {
+		// Run after tid's deschedule, it would have woken it.
+		k.runState(tid, record.RunStateRead)
 		return errno(1), ctlContinue
 	}
 	t.state = stRunnable
 	k.syncEvent(record.SyncEvent{Kind: record.SyncUnblock, Other: t.tid})
+	k.runState(tid, record.RunStateChanged)
 	return 0, ctlPP(record.PPMakeRunnable)
+}
+
+// runState records that the current system call read or changed thread
+// tid's run state (record.SyncRunState): the Pebbles calls that behave
+// by another thread's state, and those that change it. (The pthread
+// calls' waits are on objects whose accesses order them.)
+func (k *Kernel) runState(tid record.TID, how uint64) {
+	k.syncEvent(record.SyncEvent{Kind: record.SyncRunState, Other: tid, Arg: how})
 }
 
 // sysGetTicks implements get_ticks(): a deterministic clock.

@@ -27,12 +27,16 @@ func (k *Kernel) newThread(t thread) (record.TID, bool) {
 func sysThreadFork(k *Kernel, a args) (uint64, control) {
 	t := thread{regs: k.cpu.X, pc: k.cpu.PC}
 	t.regs[10] = 0
+	for _, v := range t.regs { // the child starts with every one of them
+		k.expose(v)
+	}
 	// Its stack is unknown until it moves sp; use the region it will use
 	// once it does (found lazily in stackRegion).
 	tid, ok := k.newThread(t)
 	if !ok {
 		return 0, ctlEnd
 	}
+	k.runState(tid, record.RunStateChanged)
 	return uint64(tid), ctlPP(record.PPCreate)
 }
 
@@ -55,10 +59,12 @@ func sysThreadCreate(k *Kernel, a args) (uint64, control) {
 	t.regs[4] = k.cpu.X[4] // tp
 	t.regs[10] = arg
 	t.stackLo, t.stackHi = k.stackRegion(top - 1)
+	k.expose(arg)
 	tid, ok := k.newThread(t)
 	if !ok {
 		return 0, ctlEnd
 	}
+	k.runState(tid, record.RunStateChanged)
 	return uint64(tid), ctlPP(record.PPCreate)
 }
 
@@ -89,6 +95,7 @@ func sysVanish(k *Kernel, a args) (uint64, control) {
 		return 0, ctlEnd
 	}
 	k.syncEvent(record.SyncEvent{Kind: record.SyncExit})
+	k.runState(t.tid, record.RunStateChanged)
 	if len(k.st.threads) == 1 {
 		// The last thread: the process ends here, while the thread still
 		// exists, so a failed post-test check shows where it exited.

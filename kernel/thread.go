@@ -43,6 +43,12 @@ type thread struct {
 	// [stackLo, stackHi) is the thread's own stack; its accesses there are
 	// not shared. stackLo == stackHi means not yet known (thread_fork).
 	stackLo, stackHi uint64
+	// exposed is the lowest stack address (8-aligned) that a pointer
+	// another thread could read pointed to (stored to shared memory,
+	// passed to a new thread), 0 if none: from there up, the thread's own
+	// accesses order transitions (record.Transition.Own). Such a pointer
+	// can be offset upwards to anything in the frames above.
+	exposed uint64
 	// yields counts yields since the thread last did something
 	// interesting (thesis §3.4.6 yield-loop heuristic).
 	yields int

@@ -170,6 +170,18 @@ const (
 	// every transition of another thread (run before them, it would cut
 	// them off), even when Arg is 0.
 	SyncKill
+	// SyncRunState: a Pebbles system call read thread Other's run state
+	// and behaved by it (Arg RunStateRead: yield to it, a make_runnable
+	// that found it awake), or changed it (RunStateChanged: deschedule,
+	// a make_runnable that woke it, vanish, thread creation). Reads and
+	// changes of one thread's run state conflict as memory accesses do.
+	SyncRunState
+)
+
+// SyncRunState arguments.
+const (
+	RunStateRead    = 0
+	RunStateChanged = 1
 )
 
 // SyncFence arguments.
@@ -179,7 +191,7 @@ const (
 )
 
 var syncNames = [...]string{"", "create", "exit", "block", "unblock", "enter", "return", "alloc", "free", "output",
-	"txn_begin", "txn_end", "txn_abort", "join", "nondet", "op_call", "op_return", "fence", "kill"}
+	"txn_begin", "txn_end", "txn_abort", "join", "nondet", "op_call", "op_return", "fence", "kill", "run_state"}
 
 func (k SyncKind) String() string {
 	if int(k) < len(syncNames) {
@@ -217,6 +229,12 @@ type Transition struct {
 	Accesses     []Access
 	Sync         []SyncEvent
 	Instructions uint64
+	// Own are the thread's accesses to its own stack at or above the
+	// lowest address a pointer to which another thread could have read
+	// (the kernel's exposure rule): they order transitions as any shared
+	// access does, but are no race candidates and no PPs (the thesis
+	// leaves a thread's own stack out of both).
+	Own []Access
 }
 
 // Hash returns a digest of everything in the transitions, in order. Equal
@@ -243,6 +261,13 @@ func Hash(ts []*Transition) [32]byte {
 			put(uint64(a.Size) | b2u(a.Write)<<8 | b2u(a.Atomic)<<9 | b2u(a.Acquire)<<10 | b2u(a.Release)<<11 | uint64(a.Block)<<16)
 			put(a.PC)
 			put(uint64(a.Gen) | uint64(a.Sync)<<32)
+		}
+		if len(t.Own) > 0 {
+			put(uint64(len(t.Own)))
+			for _, a := range t.Own {
+				put(a.Addr)
+				put(uint64(a.Size) | b2u(a.Write)<<8 | b2u(a.Atomic)<<9 | a.PC<<16)
+			}
 		}
 		put(uint64(len(t.Sync)))
 		for _, s := range t.Sync {

@@ -108,7 +108,8 @@ func PPLabel(pp record.PP) string {
 	return pp.Kind.String()
 }
 
-// SyncEventText is a readable form of a sync event for Step.Events.
+// SyncEventText is a readable form of a sync event for Step.Events ("":
+// none).
 func SyncEventText(e record.SyncEvent) string {
 	switch e.Kind {
 	case record.SyncCreate:
@@ -147,6 +148,11 @@ func SyncEventText(e record.SyncEvent) string {
 			return "ended the program: 1 other thread ran no more"
 		}
 		return fmt.Sprintf("ended the program: %d other threads ran no more", e.Arg)
+	case record.SyncRunState:
+		if e.Arg == record.RunStateChanged {
+			return "" // the event beside it (blocked, made runnable, ...) says so
+		}
+		return fmt.Sprintf("looked at thread %d's run state", e.Other)
 	case record.SyncFence:
 		switch e.Arg {
 		case record.FenceAcquire:
@@ -374,6 +380,11 @@ func SyncEventTrace(e record.SyncEvent) string {
 		return fmt.Sprintf("op_return %s → %d", e.Op, int64(e.Arg))
 	case record.SyncKill:
 		return fmt.Sprintf("kill (%d other threads alive)", e.Arg)
+	case record.SyncRunState:
+		if e.Arg == record.RunStateChanged {
+			return fmt.Sprintf("run_state: changes thread %d's", e.Other)
+		}
+		return fmt.Sprintf("run_state: reads thread %d's", e.Other)
 	}
 	return e.Kind.String()
 }

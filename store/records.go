@@ -276,7 +276,11 @@ func (d *dec) fields(min int) int {
 }
 
 func encTransition(e *enc, t *record.Transition) {
-	e.arr(8)
+	n := 8
+	if len(t.Own) > 0 {
+		n = 9 // a later field: older readers skip it
+	}
+	e.arr(n)
 	e.int(int64(t.Thread))
 	e.uint(uint64(t.PP.Kind))
 	e.uint(t.PP.PC)
@@ -299,6 +303,9 @@ func encTransition(e *enc, t *record.Transition) {
 		e.uint(s.PC)
 	}
 	e.uint(t.Instructions)
+	if n > 8 {
+		encAccesses(e, t.Own)
+	}
 }
 
 func decTransition(d *dec) *record.Transition {
@@ -332,6 +339,8 @@ func decTransition(d *dec) *record.Transition {
 			}
 		case 7:
 			t.Instructions = d.u64()
+		case 8:
+			t.Own = decAccesses(d)
 		default:
 			d.skip()
 		}

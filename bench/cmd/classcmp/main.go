@@ -10,7 +10,7 @@
 //
 //	go run ./cmd/landslide cc -o /tmp/pg4.elf bench/cmd/classcmp/testdata/pg4.c
 //	go run ./bench/cmd/classcmp /tmp/pg4.elf
-//	GOMAXPROCS=1 go run ./bench/cmd/classcmp fixtures/bin/ref/paraguay.elf   # about 9 minutes
+//	GOMAXPROCS=1 go run ./bench/cmd/classcmp fixtures/bin/ref/paraguay.elf   # about 8 minutes
 //	GOMAXPROCS=1 go run ./bench/cmd/classcmp -thesis-heuristics fixtures/bin/ref/paraguay.elf
 //
 // The PP set is --pp's (default mutex_lock,mutex_unlock), with the

@@ -1,0 +1,44 @@
+package job
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"landslide/dpor"
+	"landslide/kernel"
+)
+
+// TestStackSharedThroughPointers: in each mode of posix/stack_share a
+// thread stores 1 into another thread's local through a pointer while
+// the owner loads it, so the owner sees 0 or 1, whichever comes first.
+// The owner's load is an access to its own stack, which the kernel
+// leaves out of what it records until a pointer to it escapes (the
+// exposure rule): without it, the exploration never orders the load
+// after the store, and reaches one outcome. Every strategy must reach
+// both, as full enumeration does: mode 1 with every shared access a PP
+// and with the pthread calls alone; mode 2 with every shared access a PP
+// (with the pthread calls alone, the worker's publication and load are
+// one transition, as they would be with a global in place of the local).
+func TestStackSharedThroughPointers(t *testing.T) {
+	_, img := image(t, "posix/stack_share")
+	want := []string{`exit 0: "seen 0\n"`, `exit 0: "seen 1\n"`}
+	for _, mode := range []string{"1", "2"} {
+		for _, every := range []bool{true, false} {
+			if mode == "2" && !every {
+				continue
+			}
+			for _, strategy := range []string{"full", "dpor", "optimal"} {
+				name := fmt.Sprintf("mode %s, every access %v, %s", mode, every, strategy)
+				kc := kernel.Config{Args: []string{"stack_share", mode}}
+				if every {
+					kc.EveryAccess, kc.MaxPPs = true, kernel.TooDeepPreemptEverywhere
+				}
+				res, got := explored(t, img, kc, dpor.Options{Spec: dpor.Spec{Strategy: strategy}})
+				if !res.Complete || !slices.Equal(keys(got), want) {
+					t.Errorf("%s: complete %v, outcomes %q, want %q", name, res.Complete, keys(got), want)
+				}
+			}
+		}
+	}
+}
