@@ -398,32 +398,29 @@ func transitionKeys(tr *record.Transition) []keyMask {
 		km = make([]keyMask, 0, n) // usually one key each: one allocation
 	}
 	put := func(key uint64, r, w uint8) { km = append(km, keyMask{key, r, w}) }
-	access := func(ac *record.Access) {
-		for addr, end := ac.Addr, ac.Addr+uint64(ac.Size); addr < end; {
-			g := addr >> 3
-			next := min((g+1)<<3, end)
-			var mask uint8
-			for b := addr; b < next; b++ {
-				mask |= 1 << (b & 7)
+	for _, acs := range [2][]record.Access{tr.Accesses, tr.Own} {
+		for i := range acs {
+			ac := &acs[i]
+			for addr, end := ac.Addr, ac.Addr+uint64(ac.Size); addr < end; {
+				g := addr >> 3
+				next := min((g+1)<<3, end)
+				var mask uint8
+				for b := addr; b < next; b++ {
+					mask |= 1 << (b & 7)
+				}
+				if ac.Write {
+					put(g, 0, mask)
+				} else {
+					put(g, mask, 0)
+				}
+				addr = next
 			}
-			if ac.Write {
-				put(g, 0, mask)
-			} else {
-				put(g, mask, 0)
+			// Any access of a heap block reads its life (a free writes
+			// it): accesses to it conflict with each other byte by byte.
+			if ac.Block != 0 {
+				put(blockKey(ac.Block, ac.Gen), 1, 0)
 			}
-			addr = next
 		}
-		// Any access of a heap block reads its life (a free writes it):
-		// accesses to it conflict with each other only byte by byte.
-		if ac.Block != 0 {
-			put(blockKey(ac.Block, ac.Gen), 1, 0)
-		}
-	}
-	for i := range tr.Accesses {
-		access(&tr.Accesses[i])
-	}
-	for i := range tr.Own {
-		access(&tr.Own[i])
 	}
 	for _, e := range tr.Sync {
 		switch e.Kind {

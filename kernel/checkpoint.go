@@ -85,7 +85,7 @@ const nondetTag = 'N'
 // before).
 const lineupTag = 'L'
 
-// exposedTag starts the threads' exposed stack addresses (exposure.go),
+// exposedTag starts the threads' exposed stack ranges (exposure.go),
 // present only when one is set (a later addition: states without it
 // read as before).
 const exposedTag = 'X'
@@ -337,10 +337,15 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 			w.str(l.op)
 		}
 	}
-	if slices.ContainsFunc(st.threads, func(t thread) bool { return t.exposed != 0 }) {
+	if slices.ContainsFunc(st.threads, func(t thread) bool { return len(t.exposed) > 0 }) {
 		w.b = append(w.b, exposedTag)
 		for i := range st.threads {
-			w.u(st.threads[i].exposed)
+			t := &st.threads[i]
+			w.u(uint64(len(t.exposed)))
+			for _, r := range t.exposed {
+				w.u(r.lo)
+				w.u(r.hi)
+			}
 		}
 	}
 	{
@@ -641,8 +646,15 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 		r.take(1)
 		for i := range st.threads {
 			t := &st.threads[i]
-			if t.exposed = r.u(); t.exposed != 0 && (t.exposed&7 != 0 || t.exposed < t.stackLo&^7 || t.exposed >= t.stackHi) {
-				r.fail("thread %d: exposed stack address 0x%x outside its stack 0x%x-0x%x", t.tid, t.exposed, t.stackLo, t.stackHi)
+			t.exposed = mk[waitRange](r.count(2))
+			prev := uint64(0)
+			for j := range t.exposed {
+				x := waitRange{r.u(), r.u()}
+				if x.lo&7 != 0 || x.hi&7 != 0 || x.lo >= x.hi || x.lo < prev || x.lo < t.stackLo&^7 || x.hi > (t.stackHi+7)&^7 || j >= maxExposed {
+					r.fail("thread %d: exposed stack range 0x%x-0x%x outside its stack 0x%x-0x%x or out of order", t.tid, x.lo, x.hi, t.stackLo, t.stackHi)
+					break
+				}
+				t.exposed[j], prev = x, x.hi
 			}
 		}
 	}

@@ -639,8 +639,18 @@ func TestCheckpointRejectsState(t *testing.T) {
 			sn.st.threads[0].hblocked, sn.st.threads[0].wait = true, []waitRange{{2, 2}}
 		}},
 		{"counter", "counter", any, func(sn *snapshot) { sn.st.threads[0].yields = -1 }},
-		{"exposed outside stack", "exposed stack address", any, func(sn *snapshot) { sn.st.threads[0].exposed = sn.st.threads[0].stackHi }},
-		{"exposed unaligned", "exposed stack address", any, func(sn *snapshot) { sn.st.threads[0].exposed = sn.st.threads[0].stackHi - 3 }},
+		{"exposed outside stack", "exposed stack range", any, func(sn *snapshot) {
+			t := &sn.st.threads[0]
+			t.exposed = []waitRange{{t.stackHi + 8, t.stackHi + 16}}
+		}},
+		{"exposed unaligned", "exposed stack range", any, func(sn *snapshot) {
+			t := &sn.st.threads[0]
+			t.exposed = []waitRange{{t.stackHi - 12, t.stackHi - 8}}
+		}},
+		{"exposed out of order", "exposed stack range", any, func(sn *snapshot) {
+			t := &sn.st.threads[0]
+			t.exposed = []waitRange{{t.stackHi - 16, t.stackHi - 8}, {t.stackHi - 32, t.stackHi - 24}}
+		}},
 		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPExitCall + 1 }},
 		{"nondet without its call", "nondet value", any, func(sn *snapshot) { sn.st.threads[0].nondet = 1 }},
 		{"yieldTo", "negative tid", any, func(sn *snapshot) { sn.st.yieldTo = -1 }},

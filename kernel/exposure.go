@@ -15,35 +15,79 @@ import "landslide/record"
 // through the pointer, so after the store that published it, which
 // follows them in the owner's program order.
 
+// maxExposed bounds a thread's exposed ranges: past it they merge into
+// one that spans them all (more dependences, never fewer).
+const maxExposed = 8
+
 // expose notes that v is a value another thread can read: if it points
-// into a thread's stack, that thread's accesses from there up are
-// shared from now on. A stack's lowest address is its bound, not an
-// object (crt0 stores the main stack's bounds in globals): only a full
-// stack has an object there.
+// into a thread's stack, the call frame it points into is shared from now
+// on. A stack's lowest address is its bound, not an object (crt0 stores
+// the main stack's bounds in globals): only a full stack has an object
+// there.
 func (k *Kernel) expose(v uint64) {
 	for i := range k.st.threads {
 		u := &k.st.threads[i]
 		if v > u.stackLo && v < u.stackHi {
-			if g := v &^ 7; u.exposed == 0 || g < u.exposed {
-				u.exposed = g
+			if !u.exposedTo(v, 1) {
+				lo, hi := k.frameSpan(u, v)
+				u.exposed = addRange(u.exposed, waitRange{lo &^ 7, (hi + 7) &^ 7})
 			}
 			return
 		}
 	}
 }
 
-// exposedTo reports whether an access of t to its own stack at addr is
-// at or above t's exposed address.
+// frameSpan returns the call frame of thread u that holds stack address
+// v, [sp, CFA); where it is not found, v up to the stack's top.
+func (k *Kernel) frameSpan(u *thread, v uint64) (lo, hi uint64) {
+	if _, lo, cfa, ok := k.frameAt(u, v); ok && cfa <= u.stackHi {
+		return lo, cfa
+	}
+	return v, u.stackHi
+}
+
+// addRange returns rs (sorted, disjoint) with r added, in a new slice.
+func addRange(rs []waitRange, r waitRange) []waitRange {
+	out := make([]waitRange, 0, len(rs)+1)
+	for _, x := range rs {
+		if x.hi < r.lo || x.lo > r.hi {
+			out = append(out, x)
+			continue
+		}
+		r = waitRange{min(r.lo, x.lo), max(r.hi, x.hi)}
+	}
+	i := 0
+	for i < len(out) && out[i].lo < r.lo {
+		i++
+	}
+	out = append(out[:i], append([]waitRange{r}, out[i:]...)...)
+	if len(out) > maxExposed {
+		out = []waitRange{{out[0].lo, out[len(out)-1].hi}}
+	}
+	return out
+}
+
+// exposedTo reports whether an access of t to its own stack at
+// [addr, addr+size) touches an exposed range.
 func (t *thread) exposedTo(addr uint64, size uint8) bool {
-	return t.exposed != 0 && addr+uint64(size) > t.exposed
+	end := addr + uint64(size)
+	for _, r := range t.exposed {
+		if addr < r.hi && end > r.lo {
+			return true
+		}
+	}
+	return false
 }
 
 // ownAccess records t's access to its own exposed stack (Transition.Own).
+// Only the last few are compared: a repeat further back costs a record,
+// not a dependence (the analysis merges a transition's keys).
 func (k *Kernel) ownAccess(a record.Access) {
-	for _, x := range k.tr.Own {
-		if x == a {
+	own := k.tr.Own
+	for i := max(0, len(own)-8); i < len(own); i++ {
+		if own[i] == a {
 			return
 		}
 	}
-	k.tr.Own = append(k.tr.Own, a)
+	k.tr.Own = append(own, a)
 }

@@ -475,9 +475,20 @@ func (k *Kernel) DataName(a uint64) string {
 // the frame's CFA (the sp at the call into it). ok is false for stack
 // memory outside every frame (below sp, or above the outermost frame).
 func (k *Kernel) frameOf(t *thread, a uint64) (fn string, below uint64, ok bool) {
+	at, _, cfa, found := k.frameAt(t, a)
+	if !found {
+		return "", 0, false
+	}
+	name, _, found := k.syms.FuncAt(at)
+	return name, cfa - a, found
+}
+
+// frameAt finds the frame of thread t's stack that holds address a: a pc
+// in its function, and its memory [lo, cfa).
+func (k *Kernel) frameAt(t *thread, a uint64) (pc, lo, cfa uint64, ok bool) {
 	pc, ra, sp, fp := k.unwindRegs(t)
 	frames, cfas := k.syms.UnwindCFA(pc, ra, sp, fp, k.mem.Read64, 32)
-	lo := sp
+	lo = sp
 	for i, cfa := range cfas {
 		if cfa < lo {
 			break // not moving up the stack: the unwinder lost the frame
@@ -487,10 +498,9 @@ func (k *Kernel) frameOf(t *thread, a uint64) (fn string, below uint64, ok bool)
 			if i > 0 && at >= 4 {
 				at -= 4 // a return address: its call names the frame
 			}
-			name, _, found := k.syms.FuncAt(at)
-			return name, cfa - a, found
+			return at, lo, cfa, true
 		}
 		lo = cfa
 	}
-	return "", 0, false
+	return 0, 0, 0, false
 }

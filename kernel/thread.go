@@ -43,12 +43,14 @@ type thread struct {
 	// [stackLo, stackHi) is the thread's own stack; its accesses there are
 	// not shared. stackLo == stackHi means not yet known (thread_fork).
 	stackLo, stackHi uint64
-	// exposed is the lowest stack address (8-aligned) that a pointer
-	// another thread could read pointed to (stored to shared memory,
-	// passed to a new thread), 0 if none: from there up, the thread's own
-	// accesses order transitions (record.Transition.Own). Such a pointer
-	// can be offset upwards to anything in the frames above.
-	exposed uint64
+	// exposed are the parts of the stack (8-aligned, sorted, disjoint)
+	// that a pointer another thread could read pointed into (stored to
+	// shared memory, passed to a new thread): the whole call frame the
+	// pointer pointed into, as its object lies within it (from the
+	// pointer up to the stack's top where the frame is not known). There
+	// the thread's own accesses order transitions (record.Transition.Own).
+	// The slice is replaced, never written in place (snapshots share it).
+	exposed []waitRange
 	// yields counts yields since the thread last did something
 	// interesting (thesis §3.4.6 yield-loop heuristic).
 	yields int
