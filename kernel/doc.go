@@ -28,10 +28,11 @@
 // seen by the kernel's cpu.Tracker; accesses inside the thread's own stack
 // are dropped and the rest form the transition's access set, with heap
 // block ids and generations. Where a pointer into the stack escaped to
-// another thread, the owner's accesses from there up go to the
-// transition's Own set (exposure.go): dependences, not race candidates. Sync events (create, exit, block, unblock,
-// enter/return of known sync functions with their first argument, alloc,
-// free) go in the same record.
+// another thread, the owner's accesses to that call frame go to the
+// transition's Own set (exposure.go): dependences, not race candidates.
+// Sync events (create, exit, block, unblock, enter/return of known sync
+// functions with their first argument, alloc, free, a look at or change
+// of a thread's run state) go in the same record.
 //
 // Waiting and ending. A thread that spins on memory without progress is
 // blocked until another thread changes what it read (spin.go: the rule,

@@ -6,14 +6,17 @@ import "landslide/record"
 // an optimisation), which is exact only while no other thread can reach
 // it. Once a pointer into a stack escapes (a recorded 8-byte store of a
 // value in some thread's stack, or a new thread's argument), another
-// thread can access that location and anything above it (the pointer
-// may be offset into the frames above), and the owner's own accesses
-// there are dependences the exploration must see: a waiter reading the
-// flag a signaller sets in the wait node on the waiter's stack. Those
-// accesses go to Transition.Own. Accesses the owner made before the
-// pointer escaped need not: another thread reaches the location only
-// through the pointer, so after the store that published it, which
-// follows them in the owner's program order.
+// thread can access the object it points to, anywhere in the call frame
+// that holds it (offsets stay within the object, the object within its
+// frame), and the owner's own accesses there are dependences the
+// exploration must see: a waiter reading the flag a signaller sets in
+// the wait node on the waiter's stack. Those accesses go to
+// Transition.Own, for the rest of the execution: after the frame
+// returns, a stale pointer can still write where later frames live.
+// Accesses the owner made before the pointer escaped need not: another
+// thread reaches the location only through the pointer, so after the
+// store that published it, which follows them in the owner's program
+// order.
 
 // maxExposed bounds a thread's exposed ranges: past it they merge into
 // one that spans them all (more dependences, never fewer).

@@ -229,11 +229,12 @@ type Transition struct {
 	Accesses     []Access
 	Sync         []SyncEvent
 	Instructions uint64
-	// Own are the thread's accesses to its own stack at or above the
-	// lowest address a pointer to which another thread could have read
-	// (the kernel's exposure rule): they order transitions as any shared
-	// access does, but are no race candidates and no PPs (the thesis
-	// leaves a thread's own stack out of both).
+	// Own are the thread's accesses to its own stack in a call frame a
+	// pointer into which another thread could have read (the kernel's
+	// exposure rule): they order transitions as any shared access does,
+	// but are no race candidates (the thesis leaves a thread's own stack
+	// out of race detection), and are events only with every shared
+	// access a PP.
 	Own []Access
 }
 
