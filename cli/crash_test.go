@@ -142,10 +142,18 @@ func between(r *rand.Rand, d time.Duration, lo, hi float64) time.Duration {
 // TestCrashResume: an exploration of several seconds is killed with
 // SIGKILL at 20 random moments, each followed by `landslide resume`; the
 // final interleaving count, race candidates and verification equal an
-// uninterrupted run's (the issue's crash test).
+// uninterrupted run's (the issue's crash test). Under the default
+// strategy (optimal DPOR: its wakeup trees and sleep sets through the
+// kills), and under the dpor strategy.
 func TestCrashResume(t *testing.T) {
 	t.Parallel() // subprocesses mostly: the package ends the suite alone, on one core otherwise
-	crashResume(t, fixture(t, "ref/thr_exit_join"), []string{"--pp", "mutex_lock,mutex_unlock"}, nil, 12, 10000, 0.02, 0.12)
+	crashResume(t, fixture(t, "ref/paradise_lost"), []string{"--pp", "mutex_lock,mutex_unlock"}, nil, 12, 10000, 0.02, 0.12)
+}
+
+// TestCrashResumeDPOR: TestCrashResume under the dpor strategy.
+func TestCrashResumeDPOR(t *testing.T) {
+	t.Parallel() // subprocesses mostly: the package ends the suite alone, on one core otherwise
+	crashResume(t, fixture(t, "ref/thr_exit_join"), []string{"--pp", "mutex_lock,mutex_unlock", "--strategy", "dpor"}, nil, 12, 10000, 0.02, 0.12)
 }
 
 // TestCrashResumeHTM: the same with a transactional program under retry

@@ -37,6 +37,7 @@ type exploreFlags struct {
 	testingMutexes bool
 	noStore        bool
 	noMinimize     bool
+	noFallback     bool
 }
 
 func newExploreCmd() *cobra.Command {
@@ -46,7 +47,11 @@ func newExploreCmd() *cobra.Command {
 		Short: "Explore one state space (one PP set) systematically with DPOR",
 		Long: `Explore runs the program under every interleaving of its preemption points
 that dynamic partial-order reduction cannot prove equivalent to one already
-tested (thesis §3.4), stopping at the first bug.
+tested (thesis §3.4), stopping at the first bug. The default strategy is
+optimal DPOR, which runs each Mazurkiewicz trace once; where the
+exploration shows it is not exact on the program (a transaction, or an
+execution that ends with every thread asleep), it explores again from the
+root with the dpor strategy and says so (--no-fallback: do not).
 
 The PP set is --pp (default mutex_lock,mutex_unlock; data-race PPs as 0xADDR
 or symbol+offset may be listed too), --data-race-pp, --data-race-func,
@@ -92,6 +97,7 @@ show, bugs and export read the stored run; --no-store records nothing.`,
 	fl.IntVar(&f.maxInterleave, "max-interleavings", 0, "stop after this many interleavings (0: no limit)")
 	fl.BoolVar(&f.testingMutexes, "testing-mutexes", false, "treat accesses inside the mutex implementation as unprotected (default: on for mutex_test programs)")
 	fl.BoolVar(&f.noMinimize, "no-minimize", false, "show the bug's trace as found: do not search for the same bug with the fewest preemptions (landslide minimize does it later)")
+	fl.BoolVar(&f.noFallback, "no-fallback", false, "optimal DPOR: where it is not exact on the program (a transaction, or an execution ending with every thread asleep), keep going with a caveat instead of exploring again with the dpor strategy")
 	fl.BoolVar(&f.noStore, "no-store", false, "do not record the exploration in the store (it cannot be resumed, replayed or re-analysed)")
 	f.output.register(fl)
 	f.persist.register(fl)
@@ -128,6 +134,11 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 		strategy = "full"
 	case f.bound >= 0 && !cmd.Flags().Changed("strategy"):
 		strategy = "icb"
+	case !cmd.Flags().Changed("strategy") && (f.noSleep || f.htm.any()):
+		strategy = "dpor" // settings of the dpor strategy
+	}
+	if f.noFallback && strategy != "optimal" {
+		return usageErr("--no-fallback is optimal DPOR's: not with --strategy %s", strategy)
 	}
 	spec := check.Spec{Program: path, PreemptEverywhere: f.everywhere, HB: mode, Budget: f.budget}
 	spec.Strategy, spec.NoSleepSets, spec.MaxInterleavings, spec.Seed = strategy, f.noSleep, f.maxInterleave, f.seed
@@ -136,9 +147,7 @@ func runExplore(cmd *cobra.Command, path string, guestArgs []string, f *exploreF
 	if f.bound >= 0 {
 		spec.MaxBound = check.Bound(f.bound)
 	}
-	if strategy == check.DefaultStrategy && !cmd.Flags().Changed("strategy") {
-		spec.Strategy = "" // the default, stored as such
-	}
+	spec.Fallback = strategy == "optimal" && !f.noFallback
 	if err := check.CheckSpec(spec); err != nil {
 		return usageErr("%v", err)
 	}
@@ -311,6 +320,9 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 				r.NarrowInside, r.NarrowAll, strings.Join(check.LifecycleFuncs, ", "), strings.Join(lines, " "), strings.Join(flags, " "))
 		}
 	}
+	if res.Fallback != "" {
+		fmt.Fprintf(out, "Strategy: optimal DPOR fell back to the dpor strategy, which explored again from the start (%s); the counts include the executions optimal DPOR ran before.\n", res.Fallback)
+	}
 	if res.Trace == nil {
 		writeTraceCount(out, r)
 	}
@@ -467,7 +479,7 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
 		Races: []RaceJSON{}, Bugs: []*BugJSON{}, SpecOrders: res.SpecOrders, Budgeted: res.Budgeted,
-		Traces: res.Traces, TracesAtLeast: res.TracesAtLeast, Caveat: res.Caveat,
+		Traces: res.Traces, TracesAtLeast: res.TracesAtLeast, Caveat: res.Caveat, Fallback: res.Fallback,
 	}
 	switch {
 	case code == ExitOK:

@@ -13,6 +13,10 @@ type htmFlags struct {
 	weak       bool
 }
 
+// any reports whether a mode is set: they are the dpor strategy's, which
+// the default strategy then is.
+func (h *htmFlags) any() bool { return h.abortCodes || h.stm || h.retrySets || h.weak }
+
 func (h *htmFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVarP(&h.abortCodes, "abort-codes", "A", false, "transactions abort with distinct statuses: CONFLICT after a conflicting access, EXPLICIT from _xabort, CAPACITY from a system call (the thesis's -A)")
 	fl.BoolVarP(&h.stm, "stm", "S", false, "STM semantics: no RETRY aborts, only conflict aborts (needs --abort-codes; the thesis's -S)")

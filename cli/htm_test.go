@@ -48,48 +48,80 @@ func TestRunReplayKeepsFlags(t *testing.T) {
 	}
 }
 
-// TestOptimalTMCaveat: optimal DPOR on a program with transactions says
-// that it is not exact there (it can miss interleavings in which
-// transactions abort), on stderr, in text and JSON mode alike; the
-// default strategy, which explores them all, and optimal DPOR on a
-// program without transactions say nothing of the kind.
+// TestOptimalTMCaveat: optimal DPOR on a program with transactions,
+// where it is not exact (it can miss interleavings in which transactions
+// abort), falls back to the dpor strategy, which explores them all, and
+// says so on stdout (in text) or in `fallback` (JSON), with no caveat:
+// by default and with --strategy optimal. With --no-fallback it keeps
+// going and says on stderr, in text and JSON mode alike, that it is not
+// exact. On a program without transactions it says neither.
 func TestOptimalTMCaveat(t *testing.T) {
 	counter, plain := fixture(t, "htm/counter"), fixture(t, "ref/fig1")
 	for _, c := range []struct {
-		args []string
-		want bool
+		args               []string
+		caveat, fallback   bool
+		interleavings, all int // in JSON (0: text)
 	}{
-		{[]string{"explore", counter, "--strategy", "optimal", "--no-store", "--", "2", "1"}, true},
-		{[]string{"explore", counter, "--strategy", "optimal", "--no-store", "--json", "--", "2", "1"}, true},
-		{[]string{"explore", counter, "--no-store", "--", "2", "1"}, false},
-		{[]string{"explore", plain, "--strategy", "optimal", "--no-store"}, false},
+		{[]string{"explore", counter, "--strategy", "optimal", "--no-fallback", "--no-store", "--", "2", "1"}, true, false, 0, 0},
+		// One execution sleep-set blocked: its guarantee does not hold.
+		{[]string{"explore", counter, "--strategy", "optimal", "--no-fallback", "--no-store", "--json", "--", "2", "1"}, true, false, 8, 9},
+		{[]string{"explore", counter, "--no-store", "--", "2", "1"}, false, true, 0, 0},
+		// The dpor strategy's 8 interleavings, after optimal DPOR's
+		// first execution.
+		{[]string{"explore", counter, "--no-store", "--json", "--", "2", "1"}, false, true, 8, 9},
+		{[]string{"explore", counter, "--strategy", "optimal", "--no-store", "--", "2", "1"}, false, true, 0, 0},
+		{[]string{"explore", plain, "--no-store"}, false, false, 0, 0},
+		{[]string{"explore", plain, "--strategy", "optimal", "--no-store", "--json"}, false, false, 291, 291},
 	} {
-		_, _, errOut := runCLI(c.args...)
-		if got := strings.Contains(errOut, "optimal DPOR is not exact on programs with transactions"); got != c.want {
-			t.Errorf("%v: caveat %v, want %v; stderr:\n%s", c.args, got, c.want, errOut)
+		code, out, errOut := runCLI(c.args...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d\n%s%s", c.args, code, out, errOut)
+		}
+		if got := strings.Contains(errOut, "optimal DPOR is not exact on programs with transactions"); got != c.caveat {
+			t.Errorf("%v: caveat %v, want %v; stderr:\n%s", c.args, got, c.caveat, errOut)
+		}
+		if c.interleavings == 0 {
+			if got := strings.Contains(out, "Strategy: optimal DPOR fell back to the dpor strategy, which explored again from the start (a thread reached an _xbegin"); got != c.fallback {
+				t.Errorf("%v: fallback %v, want %v; stdout:\n%s", c.args, got, c.fallback, out)
+			}
+			continue
+		}
+		var doc ExploreJSON
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v: %v\n%s", c.args, err, out)
+		}
+		if (doc.Fallback != "") != c.fallback || doc.Interleavings != c.interleavings || doc.Executed != c.all {
+			t.Errorf("%v: fallback %q, %d interleavings of %d executions; want fallback %v, %d of %d", c.args, doc.Fallback, doc.Interleavings, doc.Executed, c.fallback, c.interleavings, c.all)
 		}
 	}
 }
 
-// TestQuicksandCaveats: Quicksand with optimal DPOR on a program with
-// transactions says, as explore does, that the exploration is not exact
-// there: on stderr, in its verdict, which names the jobs, and in JSON,
-// for the run and for each job that met a transaction; with the default
-// strategy, or on a program without transactions, it says nothing of the
-// kind. explore's JSON carries the caveat too.
+// TestQuicksandCaveats: Quicksand with optimal DPOR and --no-fallback
+// on a program with transactions says, as explore does, that the
+// exploration is not exact there: on stderr, in its verdict, which names
+// the jobs, and in JSON, for the run and for each job that met a
+// transaction; with its fallback (each job's state space explored again
+// by the dpor strategy), with the default strategy, or on a program
+// without transactions, it says nothing of the kind. explore's JSON
+// carries the caveat too.
 func TestQuicksandCaveats(t *testing.T) {
 	counter, plain := fixture(t, "htm/counter"), fixture(t, "ref/atomic_fetch_add")
 	const caveat = "optimal DPOR is not exact on programs with transactions"
 	for _, c := range []struct {
-		prog     string
-		strategy string
-		want     bool
+		prog       string
+		strategy   string
+		noFallback bool
+		want       bool
 	}{
-		{counter, "optimal", true},
-		{counter, "dpor", false},
-		{plain, "optimal", false},
+		{counter, "optimal", true, true},
+		{counter, "optimal", false, false}, // each job falls back to dpor
+		{counter, "dpor", false, false},
+		{plain, "optimal", true, false},
 	} {
 		args := []string{"quicksand", c.prog, "--strategy", c.strategy, "--no-store", "--quiet", "--interleaving-budget", "100000"}
+		if c.noFallback {
+			args = append(args, "--no-fallback")
+		}
 		var progArgs []string
 		if c.prog == counter {
 			progArgs = []string{"--", "2", "1"}
@@ -119,7 +151,7 @@ func TestQuicksandCaveats(t *testing.T) {
 			}
 		}
 	}
-	_, out, _ := runCLI("explore", counter, "--strategy", "optimal", "--no-store", "--json", "--", "2", "1")
+	_, out, _ := runCLI("explore", counter, "--strategy", "optimal", "--no-fallback", "--no-store", "--json", "--", "2", "1")
 	var doc ExploreJSON
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || !strings.HasPrefix(doc.Caveat, caveat) {
 		t.Errorf("explore --json: caveat %q (%v)", doc.Caveat, err)

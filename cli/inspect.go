@@ -286,7 +286,7 @@ can be shown once the process ends.`,
 			fmt.Fprintf(out, "  created %s, updated %s\n", d.Created, d.Updated)
 			fmt.Fprintf(out, "  binary  sha256 %s\n", d.SHA256)
 			fmt.Fprintf(out, "  machine %s/%s, %d CPUs, %s, landslide %s, host %s\n", d.Env.OS, d.Env.Arch, d.Env.CPUs, d.Env.GoVersion, d.Env.Version, d.Env.Host)
-			fmt.Fprintf(out, "  status  %s: %s\n", d.Status, d.Message)
+			fmt.Fprintf(out, "  status  %s\n", statusLine(d.Status, d.Message))
 			for _, j := range d.Jobs {
 				status := j.Status
 				if j.Note != "" {
@@ -541,4 +541,13 @@ func importOne(st *store.Store, file string) importResult {
 		res.Status, res.Error = "failed", err.Error()
 	}
 	return res
+}
+
+// statusLine is a stored run's status and message, the status said once
+// where the message begins with it ("verified: 25 interleavings").
+func statusLine(status, msg string) string {
+	if strings.HasPrefix(msg, status+":") {
+		return msg
+	}
+	return status + ": " + msg
 }

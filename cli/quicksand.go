@@ -40,6 +40,7 @@ type quicksandFlags struct {
 	firstBug     bool
 	noMinimize   bool
 	htm          htmFlags
+	noFallback   bool
 	noStore      bool
 	walkShare    float64
 	walkDepth    int
@@ -59,7 +60,8 @@ func newQuicksandCmd() *cobra.Command {
 		Use:   "quicksand PROGRAM.elf [-- ARGS...]",
 		Short: "Test a program the default way: Iterative Deepening over PP sets under a budget",
 		Long: `Quicksand (thesis ch. 4) explores many state spaces of the program at once,
-each a PP set explored with DPOR: the seeds { }, {mutex_lock},
+each a PP set explored with DPOR (optimal DPOR by default, which falls back
+to the dpor strategy where it is not exact, as explore's does): the seeds { }, {mutex_lock},
 {mutex_unlock} and {mutex_lock, mutex_unlock} (the sync PPs of --pp), and,
 for every data-race candidate a job reports, a "big" job (its PPs plus a
 data-race PP at the racing instruction) and a "small" one (that PP alone).
@@ -110,7 +112,7 @@ state space. Neither runs walks.`,
 	fl.BoolVar(&f.testingMut, "testing-mutexes", false, "treat accesses inside the mutex implementation as unprotected, so that a broken mutex's races are found (default: on for mutex_test programs)")
 	fl.BoolVarP(&f.maximal, "maximal", "M", false, "explore only the maximal state space, switching whenever a race adds a PP (the thesis's -M)")
 	fl.BoolVarP(&f.control, "control", "C", false, "one state space with every sync PP, no data-race PPs (the thesis's -C)")
-	fl.StringVar(&f.strategy, "strategy", "dpor", "each state space's strategy (as explore's; bounded ones need --control or --maximal, sampling ones --control): "+strategyList())
+	fl.StringVar(&f.strategy, "strategy", check.DefaultStrategy, "each state space's strategy (as explore's; bounded ones need --control or --maximal, sampling ones --control): "+strategyList())
 	fl.Uint64Var(&f.seed, "seed", 0, "the random and pct strategies' seed")
 	fl.IntVar(&f.depth, "depth", 0, "the pct strategy's depth d (default 3)")
 	fl.BoolVarP(&f.icb, "icb", "I", false, "iterative context bounding in the state spaces (with --control or --maximal)")
@@ -122,6 +124,7 @@ state space. Neither runs walks.`,
 	fl.Float64Var(&f.walkShare, "walk-share", quicksand.DefaultWalkShare, "share of the run given to race-reversal and PCT walks over the largest PP set known (0: none; not with --control or --maximal)")
 	fl.IntVar(&f.walkDepth, "walk-depth", 3, "the PCT walks' depth d")
 	fl.Uint64Var(&f.walkSeed, "walk-seed", 0, "the PCT walks' first seed (PCT slice k has seed S+k-1)")
+	fl.BoolVar(&f.noFallback, "no-fallback", false, "--strategy optimal: where it is not exact on a state space (a transaction, or an execution ending with every thread asleep), keep going with a caveat instead of exploring it again with the dpor strategy")
 	f.htm.register(fl)
 	fl.BoolVar(&f.noStore, "no-store", false, "do not record the run in the store (it cannot be resumed)")
 	f.output.register(fl)
@@ -139,7 +142,7 @@ func (f *quicksandFlags) check(cmd *cobra.Command) error {
 		return usageErr("--preempt-everywhere needs --control (it is a single-state-space control)")
 	case f.everyAcc && !f.control:
 		return usageErr("--every-access needs --control (every shared access is already a PP: there are no data-race PPs to add)")
-	case f.icb && f.strategy != "dpor":
+	case f.icb && cmd.Flags().Changed("strategy"):
 		return usageErr("--icb and --strategy %s are two strategies: choose one", f.strategy)
 	case len(f.races) > 0 || len(f.raceFuncs) > 0:
 		return usageErr("quicksand finds its data-race PPs itself: drop --data-race-pp/--data-race-func (explore takes them)")
@@ -201,13 +204,18 @@ func runQuicksand(cmd *cobra.Command, path string, guestArgs []string, f *quicks
 	if cmd.Flags().Changed("testing-mutexes") {
 		spec.Base.TestingMutexes = f.testingMut
 	}
-	if f.strategy != "dpor" {
-		spec.Base.Strategy = f.strategy
-	}
-	spec.Base.Seed, spec.Base.Depth = f.seed, f.depth
-	if f.icb {
+	spec.Base.Strategy = f.strategy
+	switch {
+	case f.icb:
 		spec.Base.Strategy = "icb"
+	case !cmd.Flags().Changed("strategy") && f.htm.any():
+		spec.Base.Strategy = "dpor" // settings of the dpor strategy
 	}
+	if f.noFallback && spec.Base.Strategy != "optimal" {
+		return usageErr("--no-fallback is optimal DPOR's: not with --strategy %s", spec.Base.Strategy)
+	}
+	spec.Base.Fallback = spec.Base.Strategy == "optimal" && !f.noFallback
+	spec.Base.Seed, spec.Base.Depth = f.seed, f.depth
 	spec.Base.AbortCodes, spec.Base.STM, spec.Base.RetrySets, spec.Base.WeakAtomicity = f.htm.abortCodes, f.htm.stm, f.htm.retrySets, f.htm.weak
 	if err := check.CheckSpec(spec.Base); err != nil {
 		return usageErr("%v", err)

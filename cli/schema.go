@@ -63,6 +63,10 @@ type ExploreJSON struct {
 	// Caveat, if set, says why the strategy may not have explored every
 	// trace of this program (also printed on stderr).
 	Caveat string `json:"caveat,omitempty"`
+	// Fallback, if set, says why optimal DPOR (the default strategy) fell
+	// back to the dpor strategy, which then explored the state space from
+	// the start (the counts include optimal DPOR's executions).
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // LimitJSON is a limit of the checker an execution went past (live

@@ -33,7 +33,7 @@ func interruptOnce(t *testing.T, c *exec.Cmd, delay time.Duration) (int, time.Du
 // 3, saying how to resume; resume then ends with the uninterrupted result.
 func TestInterruptExploreResume(t *testing.T) {
 	t.Parallel() // subprocesses mostly: the package ends the suite alone, on one core otherwise
-	prog := fixture(t, "ref/thr_exit_join")
+	prog := fixture(t, "ref/paradise_lost")
 	flags := []string{"--pp", "mutex_lock,mutex_unlock", "--json", "--quiet", "--trace-dir", t.TempDir()}
 	began := time.Now()
 	code, want, stderr := runCLI(append([]string{"--store", t.TempDir(), "explore", prog}, flags...)...)

@@ -61,7 +61,8 @@ func newSuiteCmd() *cobra.Command {
 		Long: `suite builds each .c file of DIR (not its subdirectories) as one program with
 the SDK (POSIX threads, C11 atomics, the SV-COMP conventions; no P2 thread
 library), explores it with every shared access a preemption point
-(--sync-only: only the pthread calls) under --strategy, for at most
+(--sync-only: only the pthread calls) under --strategy (optimal DPOR
+by default, falling back to the dpor strategy where explore's does), for at most
 --budget each, and reports per program: a bug (with its message),
 verified, the budget ran out, a limit of the checker was reached (live
 threads, guest memory: --max-threads and --max-memory raise them; no bug,
@@ -212,6 +213,7 @@ func suiteProgram(ctx context.Context, src, elf string, o suiteOptions) SuitePro
 			MaxThreads: o.maxThreads, MaxMemory: o.maxMemory}); err == nil {
 			spec := check.Spec{Program: elf, Kernel: pps.Kernel, Budget: o.budget}
 			spec.Strategy = o.strategy
+			spec.Fallback = o.strategy == "optimal" // as explore's: a verdict never rests on a caveat
 			var res *check.ExploreResult
 			if res, err = check.Explore(ctx, check.Config{Spec: spec, Image: image}, check.Recording{}); err == nil {
 				p.Interleavings = res.Interleavings

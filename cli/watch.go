@@ -184,7 +184,7 @@ func showLive(cmd *cobra.Command, dir, ref string, l *store.Live, asJSON bool) e
 func writeLiveRun(out io.Writer, dir string, l *store.Live, d storedRunJSON) {
 	fmt.Fprintf(out, "Run %s: %s %s\n", d.ID, d.Command, d.Program)
 	fmt.Fprintf(out, "  created %s; %s\n", d.Created, heldLine(dir, l))
-	fmt.Fprintf(out, "  status  %s: %s\n", d.Status, d.Message)
+	fmt.Fprintf(out, "  status  %s\n", statusLine(d.Status, d.Message))
 	for _, j := range d.Live.Jobs {
 		fmt.Fprintf(out, "Job %d: running, %s\n", j.ID, j.Progress)
 	}

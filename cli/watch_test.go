@@ -19,7 +19,7 @@ import (
 // running), they say the run was interrupted and how to resume it.
 func TestWatchRunningStore(t *testing.T) {
 	dir := t.TempDir()
-	c := landslide("--store", dir, "explore", fixture(t, "ref/thr_exit_join"), "--quiet",
+	c := landslide("--store", dir, "explore", fixture(t, "ref/paraguay"), "--quiet",
 		"--max-interleavings", "1000000", "--trace-dir", t.TempDir())
 	var e bytes.Buffer
 	c.Stderr = &e

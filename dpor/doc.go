@@ -45,7 +45,7 @@
 // What the reducing strategies share (events, the thesis's tagging rule,
 // lock races, the nets for what a branch never ran) is races.go's. The
 // strategies:
-//   - dpor (dpor.go, the default): the thesis's tagging
+//   - dpor (dpor.go; a Spec that names no strategy): the thesis's tagging
 //     (is_evil_ancestor / tag_good_sibling / tag_all_siblings): for each
 //     race i<j (a conflict not ordered by happens-before; the direct ones,
 //     or every pair with Spec.AllPairs), at the node before ti tag T(tj)
@@ -78,7 +78,12 @@
 //     later one's thread run at the earlier one's PP, from Spec.Seed on;
 //     it ends Restricted when the pairs do, never complete;
 //   - optimal (optimal.go): optimal DPOR, source sets and wakeup trees
-//     (Abdulla et al. 2014), each Mazurkiewicz trace once;
+//     (Abdulla et al. 2014), each Mazurkiewicz trace once; the CLI's
+//     default (DefaultStrategy), with Spec.Fallback: where a branch shows
+//     it not exact on the program (a thread at an _xbegin, an execution
+//     ended sleep-set blocked), the explorer replaces it by the dpor
+//     strategy and starts again from the root (fallBack; the frontier
+//     says so, and Resume continues as the dpor strategy);
 //   - random (random.go): seeded random walks, walk k being `landslide run
 //     --seed Seed+k-1`; never complete.
 //

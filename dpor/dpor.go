@@ -14,7 +14,7 @@ import (
 // source-set initial (tagRace), with sleep sets unless Spec.NoSleepSets;
 // Spec.LandslideSleepSets is the thesis's own rule and check.
 func init() {
-	register("dpor", "dynamic partial-order reduction with sleep sets (the default)", true, func(s Spec) (Strategy, error) {
+	register("dpor", "dynamic partial-order reduction with sleep sets (what the default falls back to where optimal DPOR is not exact)", true, func(s Spec) (Strategy, error) {
 		if err := onlyParams(s, "dpor", "sleep-sets", "all-pairs", "landslide-sleep-sets"); err != nil {
 			return nil, err
 		}

@@ -184,6 +184,12 @@ type Result struct {
 	// Caveat, if set, says why the strategy's claim (each trace of the
 	// state space explored) may not hold for this program.
 	Caveat string
+	// Fallback, if set, says why optimal DPOR (Spec.Fallback) explored
+	// again from the root with the dpor strategy: the counts include
+	// the executions run before (Executed, Traces; Interleavings are the
+	// dpor strategy's), and the verdict rests on the dpor strategy's
+	// complete exploration.
+	Fallback string
 	// Depth is the number of transitions of the last interleaving.
 	Depth int
 }
@@ -267,6 +273,10 @@ type Explorer struct {
 	// so the estimator's size, proportion and ETA mean nothing.
 	sampling bool
 	caveat   string // Result.Caveat
+	// fallbackWhy: the branch just run showed optimal DPOR not exact
+	// here (Spec.Fallback): Run switches to the dpor strategy after it;
+	// fellBack: it did, and why (Result.Fallback; in the frontier).
+	fallbackWhy, fellBack string
 	// stopsSelfAborts: the strategy stops a branch at a self-abort
 	// (selfAbortStopper).
 	stopsSelfAborts bool
@@ -344,6 +354,9 @@ func (x *Explorer) pushNode(prev record.TID, vol bool, pre int) {
 	if x.opt.RetrySets && len(n.xb) > 0 {
 		x.caveat = RetrySetsCaveat
 	}
+	if len(n.xb) > 0 {
+		x.needFallback(fallbackTM)
+	}
 	x.strat.Reached(x, len(x.nodes)-1)
 }
 
@@ -366,7 +379,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 		res.Estimate, res.Bound, res.Budgeted = x.Estimate(), x.bound, x.budgeted
 		res.Depth, res.SleepBlocked, res.SelfAborts, res.Blocked = len(x.trs), x.sleepBlocked, x.selfAborts, x.blocked
 		res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
-		res.Caveat = x.caveatNow()
+		res.Caveat, res.Fallback = x.caveatNow(), x.fellBack
 	} else {
 		if done, _ := x.m.Ended(); done {
 			return nil, errors.New("the machine has already ended")
@@ -402,7 +415,7 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			res.SelfAborts = x.selfAborts
 			res.Depth = len(br.Transitions)
 			res.Traces, res.TracesAtLeast = len(x.classes), x.classesPartial
-			res.Caveat = x.caveatNow()
+			res.Caveat, res.Fallback = x.caveatNow(), x.fellBack
 			stop := Continue
 			if x.opt.OnBranch != nil {
 				stop = x.opt.OnBranch(br)
@@ -430,6 +443,14 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 				res.Stopped = stop
 				return res, nil
 			}
+		}
+		if x.fallbackWhy != "" {
+			if err := x.fallBack(); err != nil {
+				return nil, err
+			}
+			res.Caveat, res.Fallback = x.caveatNow(), x.fellBack
+			pending = record.Choice{}
+			continue
 		}
 		if r, ok := x.strat.(restarter); ok && r.restartNow() {
 			// Explore again from the root (restarter): the executions
@@ -495,6 +516,50 @@ func (x *Explorer) restart(r, bound int) error {
 	x.branches = 0
 	x.lastDiv = 0
 	x.strat.Reached(x, 0)
+	return nil
+}
+
+// Why optimal DPOR with Spec.Fallback leaves for the dpor strategy
+// (Result.Fallback).
+const (
+	fallbackTM      = "a thread reached an _xbegin: optimal DPOR is not exact on programs with transactions"
+	fallbackBlocked = "an execution ended with every runnable thread asleep, which optimal DPOR's wakeup trees exclude where it is exact"
+)
+
+// needFallback notes that the branch being run shows optimal DPOR not
+// exact on the program (why), when the Spec asks to fall back and it has
+// not yet.
+func (x *Explorer) needFallback(why string) {
+	if x.opt.Fallback && x.fellBack == "" && x.fallbackWhy == "" {
+		x.fallbackWhy = why
+	}
+}
+
+// fallBack replaces optimal DPOR by the dpor strategy (Spec.Fallback)
+// and begins the exploration again from the root. The executions run so
+// far stay counted (Executed, and their traces in Traces), and so does
+// the bug of one, if any was found. Optimal DPOR's caveats go: the
+// verdict is the dpor strategy's.
+func (x *Explorer) fallBack() error {
+	if err := x.useDpor(); err != nil {
+		return err
+	}
+	x.fellBack, x.fallbackWhy = x.fallbackWhy, ""
+	x.caveat = ""
+	return x.restart(x.round, x.bound)
+}
+
+// useDpor makes the dpor strategy, with the Spec's other settings, the
+// exploration's (fallBack, and Resume of a frontier stored after it).
+func (x *Explorer) useDpor() error {
+	spec := x.opt.Spec
+	spec.Strategy, spec.Fallback = "dpor", false
+	st, err := NewStrategy(spec)
+	if err != nil {
+		return err
+	}
+	x.strat = st
+	_, x.stopsSelfAborts = st.(selfAbortStopper)
 	return nil
 }
 
@@ -639,6 +704,7 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 	switch {
 	case br.SleepBlocked:
 		x.sleepBlocked++
+		x.needFallback(fallbackBlocked)
 	case br.Blocked:
 		x.blocked++
 	case br.SelfAbort:

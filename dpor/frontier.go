@@ -50,6 +50,13 @@ type Frontier struct {
 	DPOR []DPORNode `msgpack:",omitempty"`
 	// Reversal is the reversal strategy's base and candidates.
 	Reversal *ReversalState `msgpack:",omitempty"`
+	// FellBack: optimal DPOR (Spec.Fallback) left for the dpor strategy,
+	// and why (Result.Fallback); the strategy state is then the dpor
+	// strategy's.
+	FellBack string `msgpack:",omitempty"`
+	// FallbackDue: the last branch showed optimal DPOR not exact here
+	// (why); the exploration falls back before its next branch.
+	FallbackDue string `msgpack:",omitempty"`
 	// SleepBlocked counts the executions abandoned with every runnable
 	// thread asleep (in Executed, not in Branches).
 	SleepBlocked int `msgpack:",omitempty"`
@@ -115,6 +122,8 @@ func (x *Explorer) Frontier() *Frontier {
 		Restricted:  x.restricted,
 		Estimator:   x.est.State(),
 
+		FellBack:     x.fellBack,
+		FallbackDue:  x.fallbackWhy,
 		SleepBlocked: x.sleepBlocked,
 		SelfAborts:   x.selfAborts,
 		Blocked:      x.blocked,
@@ -282,6 +291,19 @@ func Resume(m record.Machine, opt Options, f *Frontier) (*Explorer, error) {
 		}
 	}
 	x.an.failing = f.Failing
+	if (f.FellBack != "" || f.FallbackDue != "") && !opt.Fallback {
+		return nil, fmt.Errorf("%w: it falls back to the dpor strategy, which the spec does not ask for", ErrFrontier)
+	}
+	if f.FellBack != "" && f.FallbackDue != "" {
+		return nil, fmt.Errorf("%w: it fell back to the dpor strategy twice", ErrFrontier)
+	}
+	x.fallbackWhy = f.FallbackDue
+	if f.FellBack != "" {
+		if err := x.useDpor(); err != nil {
+			return nil, err
+		}
+		x.fellBack = f.FellBack
+	}
 	if st, ok := x.strat.(statefulStrategy); ok {
 		if err := st.load(f); err != nil {
 			return nil, err

@@ -78,8 +78,8 @@ import (
 // without a sequence, as the dpor strategy does; the sleep sets still
 // apply to them.
 func init() {
-	register("optimal", "optimal DPOR: source sets and wakeup trees, each trace once (Abdulla et al. 2014)", true, func(s Spec) (Strategy, error) {
-		if err := onlyParams(s, "optimal"); err != nil {
+	register("optimal", "optimal DPOR: source sets and wakeup trees, each trace once (Abdulla et al. 2014; the default)", true, func(s Spec) (Strategy, error) {
+		if err := onlyParams(s, "optimal", "fallback"); err != nil {
 			return nil, err
 		}
 		if s.RetrySets {

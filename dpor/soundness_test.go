@@ -98,7 +98,7 @@ func TestSoundnessRandomModels(t *testing.T) {
 			{"dpor+sleep", Options{}},
 		}
 		for _, st := range Strategies() { // every exhaustive strategy, with its defaults
-			if st.Exhaustive && !st.Restricted && st.Name != DefaultStrategy {
+			if st.Exhaustive && !st.Restricted && st.Name != specDefault {
 				variants = append(variants, variant{st.Name, Options{Spec: Spec{Strategy: st.Name}}})
 			}
 		}

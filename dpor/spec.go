@@ -14,6 +14,14 @@ import (
 type Spec struct {
 	// Strategy names the strategy (Strategies lists them; "" is "dpor").
 	Strategy string `msgpack:",omitempty"`
+	// Fallback (optimal) explores again from the root with the dpor
+	// strategy where the exploration shows that optimal DPOR is not
+	// exact on the program: a thread reaches an _xbegin (OptimalTMCaveat),
+	// or an execution ends with every runnable thread asleep, which its
+	// wakeup trees exclude where it is exact. The CLI's default strategy
+	// is optimal DPOR with Fallback (Result.Fallback says when it fell
+	// back, and why).
+	Fallback bool `msgpack:",omitempty"`
 	// NoSleepSets (dpor) turns the sleep-set refinement off.
 	NoSleepSets bool
 	// AllPairs (dpor) reverses every conflicting pair not ordered by the

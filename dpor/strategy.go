@@ -72,8 +72,15 @@ func registerInfo(info StrategyInfo) {
 	slices.SortFunc(strategies, func(a, b StrategyInfo) int { return strings.Compare(a.Name, b.Name) })
 }
 
-// DefaultStrategy is the strategy of a Spec that names none.
-const DefaultStrategy = "dpor"
+// DefaultStrategy is the strategy the CLI runs when none is named:
+// optimal DPOR, with Spec.Fallback to the dpor strategy where it is not
+// exact. A Spec that names none ("", as the stored specs of explorations
+// from before the default changed say) is the dpor strategy
+// (specDefault).
+const DefaultStrategy = "optimal"
+
+// specDefault is the strategy of a Spec that names none.
+const specDefault = "dpor"
 
 // Strategies lists the registered strategies, by name.
 func Strategies() []StrategyInfo { return slices.Clone(strategies) }
@@ -87,7 +94,7 @@ func NewStrategy(s Spec) (Strategy, error) {
 func newStrategy(s Spec) (Strategy, StrategyInfo, error) {
 	name := s.Strategy
 	if name == "" {
-		name = DefaultStrategy
+		name = specDefault
 	}
 	if s.RetrySets && (s.AbortCodes || name == "icb") {
 		return nil, StrategyInfo{}, fmt.Errorf("retry sets work with RETRY aborts and DPOR only: not with distinct abort codes or iterative context bounding (the thesis's -R excludes -A and ICB)")
@@ -123,7 +130,7 @@ func (x *Explorer) tagAll(i int) {
 
 // onlyParams refuses the Spec parameters that strategy name does not take
 // (allowed lists those it does: sleep-sets, all-pairs,
-// landslide-sleep-sets, max-bound, seed, depth).
+// landslide-sleep-sets, max-bound, seed, depth, fallback).
 func onlyParams(s Spec, name string, allowed ...string) error {
 	set := []struct {
 		param, what string
@@ -135,6 +142,7 @@ func onlyParams(s Spec, name string, allowed ...string) error {
 		{"max-bound", "a preemption bound (--preemption-bound)", s.MaxBound != nil},
 		{"seed", "a seed (--seed)", s.Seed != 0},
 		{"depth", "a PCT depth (--depth)", s.Depth != 0},
+		{"fallback", "a fallback to the dpor strategy", s.Fallback},
 	}
 	for _, p := range set {
 		if p.given && !slices.Contains(allowed, p.param) {

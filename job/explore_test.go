@@ -204,8 +204,9 @@ func TestSoundnessBruteForce(t *testing.T) {
 			{"thesis dpor", dpor.Options{Spec: dpor.Spec{AllPairs: true, NoSleepSets: true}}},
 			{"icb to the maximal bound", dpor.Options{Spec: dpor.Spec{Strategy: "icb"}}},
 			{"optimal dpor", dpor.Options{Spec: dpor.Spec{Strategy: "optimal"}}},
+			{"explore's default (optimal dpor, falling back to dpor)", dpor.Options{Spec: dpor.Spec{Strategy: "optimal", Fallback: true}}},
 		} {
-			if kcfg.EveryAccess && v.name != "dpor" && v.name != "optimal dpor" {
+			if kcfg.EveryAccess && v.name != "dpor" && !strings.HasPrefix(v.name, "optimal dpor") && !strings.HasPrefix(v.name, "explore's") {
 				continue
 			}
 			res, got := explored(t, img, kcfg, v.opt)

@@ -20,7 +20,8 @@ import (
 // transactional one
 // (htm2 under retry sets: injected aborts, retry sets, pending and
 // explored, and constraints in the frontier), and of the other
-// strategies' states (optimal, CB-DPOR, race reversal).
+// strategies' states (optimal, CB-DPOR, race reversal), and optimal
+// DPOR's after its fallback to dpor.
 func FuzzDecodeStored(f *testing.F) {
 	fx, img := image(f, "ref/mutex_test")
 	cfg := Config{Spec: Spec{Program: fx.Path()}, Image: img}
@@ -85,7 +86,14 @@ func FuzzDecodeStored(f *testing.F) {
 	if rvFrontier.Reversal == nil || len(rvFrontier.Reversal.Candidates) == 0 {
 		f.Fatal("reversal: no strategy state in the frontier")
 	}
-	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec, htmFrontier, dFrontier, cbFrontier, rvFrontier} {
+	// And explore's default, optimal DPOR, after its fallback to dpor on
+	// htm2 (the frontier says so).
+	fallback := dpor.Spec{Strategy: "optimal", Fallback: true}
+	fbFrontier := frontierAtSpec(f, htmImg, htmCfg, fallback, 5)
+	if fbFrontier.FellBack == "" {
+		f.Fatal("htm2 under optimal DPOR with its fallback: the frontier says no fallback")
+	}
+	for _, v := range []any{x.Frontier(), an.State(), cfg.Spec, htmFrontier, dFrontier, cbFrontier, rvFrontier, fbFrontier} {
 		b, err := encode(v)
 		if err != nil {
 			f.Fatal(err)
@@ -115,6 +123,15 @@ func FuzzDecodeStored(f *testing.F) {
 			s := htmSpec
 			s.MaxInterleavings = fr.Executed + 1
 			if x, err := dpor.Resume(hk, dpor.Options{Spec: s}, &fr); err == nil {
+				x.Run(context.Background())
+			}
+			fk, err := kernel.New(htmImg, htmCfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := fallback
+			fs.MaxInterleavings = fr.Executed + 1
+			if x, err := dpor.Resume(fk, dpor.Options{Spec: fs}, &fr); err == nil {
 				x.Run(context.Background())
 			}
 			dk, err := kernel.New(dImg, dCfg)
@@ -150,13 +167,20 @@ func FuzzDecodeStored(f *testing.F) {
 // frontierAt explores img under strategy and returns the frontier after
 // interleaving n.
 func frontierAt(f *testing.F, img []byte, kc kernel.Config, strategy string, n int) *dpor.Frontier {
+	return frontierAtSpec(f, img, kc, dpor.Spec{Strategy: strategy}, n)
+}
+
+// frontierAtSpec is frontierAt under spec.
+func frontierAtSpec(f *testing.F, img []byte, kc kernel.Config, spec dpor.Spec, n int) *dpor.Frontier {
+	strategy := spec.Strategy
 	k, err := kernel.New(img, kc)
 	if err != nil {
 		f.Fatal(err)
 	}
 	var fr *dpor.Frontier
 	var x *dpor.Explorer
-	x, err = dpor.New(k, dpor.Options{Spec: dpor.Spec{Strategy: strategy, MaxInterleavings: n + 4}, OnBranch: func(b *dpor.Branch) dpor.Stop {
+	spec.MaxInterleavings = n + 4
+	x, err = dpor.New(k, dpor.Options{Spec: spec, OnBranch: func(b *dpor.Branch) dpor.Stop {
 		if b.N == n {
 			fr = x.Frontier()
 		}

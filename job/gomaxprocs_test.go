@@ -17,9 +17,10 @@ import (
 // runs, in which order, and how each ends do not depend on the number of
 // processors Go schedules on, nor on map iteration order (Go randomises
 // it per map, so two explorations in one process differ in it). Every
-// fixture's first interleavings, under the default DPOR and under optimal
-// DPOR, are explored with GOMAXPROCS 1 and then 2, and the sequences of
-// choices compared.
+// fixture's first interleavings, under the dpor strategy, optimal DPOR,
+// and optimal DPOR with its fallback to dpor (explore's default), are
+// explored with GOMAXPROCS 1 and then 2, and the sequences of choices
+// compared.
 func TestExplorationSameAcrossGOMAXPROCS(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	n := 0
@@ -31,7 +32,7 @@ func TestExplorationSameAcrossGOMAXPROCS(t *testing.T) {
 			continue
 		}
 		_, img := image(t, f.Name)
-		for _, strategy := range []string{"", "optimal"} {
+		for _, strategy := range []string{"", "optimal", "optimal+fallback"} {
 			var sums [2][32]byte
 			for i, procs := range []int{1, 2} {
 				runtime.GOMAXPROCS(procs)
@@ -56,6 +57,9 @@ func explorationSum(t *testing.T, img []byte, strategy string) [32]byte {
 	}
 	h := sha256.New()
 	opt := dpor.Options{Spec: dpor.Spec{Strategy: strategy, MaxInterleavings: 20, KeepGoing: true}}
+	if strategy == "optimal+fallback" {
+		opt.Strategy, opt.Fallback = "optimal", true
+	}
 	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
 		for _, c := range b.Choices {
 			h.Write(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint32(nil, uint32(c.Thread)), uint64(c.Value)))

@@ -555,6 +555,8 @@ func (r *Result) Status() (store.Status, string) {
 		return store.StatusBug, fmt.Sprintf("%s: %s", r.Bug.Kind, r.Bug.Message)
 	case r.Verified && r.Caveat != "":
 		return store.StatusVerified, fmt.Sprintf("verified: %d interleavings; caveat: %s", r.Interleavings, r.Caveat)
+	case r.Verified && r.Fallback != "":
+		return store.StatusVerified, fmt.Sprintf("verified: %d interleavings of the dpor strategy (optimal DPOR fell back: %s)", r.Interleavings, r.Fallback)
 	case r.Verified:
 		return store.StatusVerified, fmt.Sprintf("verified: %d interleavings", r.Interleavings)
 	case r.Restricted && r.Bound >= dpor.UnlimitedBound:

@@ -217,6 +217,7 @@ type options struct {
 	cpus        int
 	homeStretch time.Duration // 0: 1/60 of a Quicksand cell's wall-clock budget
 	tmp         string
+	strategy    string // the state spaces' strategy ("": dpor)
 }
 
 // cellSpec is the Quicksand spec of one cell: the configuration's
@@ -226,6 +227,10 @@ func (o options) cellSpec(cfg configuration) check.QuicksandSpec {
 	spec := check.QuicksandSpec{
 		Base:    check.Spec{HB: cfg.hb, PreemptEverywhere: cfg.everywhere},
 		Options: quicksand.Options{Control: cfg.control, FirstBug: true, Workers: 1},
+	}
+	if o.strategy != "" && !cfg.icb {
+		spec.Base.Strategy = o.strategy
+		spec.Base.Fallback = o.strategy == "optimal" // as quicksand --strategy optimal
 	}
 	if cfg.icb {
 		spec.Base.Strategy = "icb"
@@ -254,6 +259,7 @@ func main() {
 	block := flag.Int("block", 4, "with -compare-workers: rows run under one CPU count before switching to the other")
 	keep := flag.Bool("keep", false, "keep the temporary directory of binaries and bug reports")
 	configs := flag.String("configs", "", "comma-separated configurations (columns) to run, e.g. QS-LHB,QS-PHB (default: all)")
+	strategy := flag.String("strategy", check.DefaultStrategy, "the state spaces' strategy, as quicksand --strategy (optimal falls back to dpor as quicksand's does; ICB configurations keep icb)")
 	reuse := flag.String("reuse", "", "a directory an earlier run kept (-keep): use the binaries in it instead of building them again (only if the sources have not changed since)")
 	flag.Parse()
 	if *cpus < 1 || *budget <= 0 || *homeStretch < 0 || *block < 1 {
@@ -299,7 +305,7 @@ func main() {
 	load0 := loadAverage()
 	build(progs, tmp, *reuse != "")
 	buildTime := time.Since(start)
-	opt := options{budget: *budget, cpus: *cpus, homeStretch: *homeStretch, tmp: tmp}
+	opt := options{budget: *budget, cpus: *cpus, homeStretch: *homeStretch, tmp: tmp, strategy: *strategy}
 
 	var evals []*evaluation
 	if *compare {

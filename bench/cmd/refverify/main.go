@@ -14,6 +14,18 @@
 // directory; -j runs that many at once. Progress goes to stderr. The exit
 // status is 1 if any test did not verify.
 //
+// The strategy is explore's default (optimal DPOR, falling back to the
+// dpor strategy where it is not exact), or -strategy's. The table gives
+// each exploration's executions and distinct Mazurkiewicz traces, and
+// their ratio: the redundancy the exploration issue bounds. -all takes
+// every fixture expected to pass (POSIX, C11, spin-loop and small
+// programs too, under explore's default PP set: the mutex calls, or a
+// POSIX program's pthread calls) instead of the reference tests, and
+// -budget caps each:
+//
+//	go run ./bench/cmd/refverify -all -budget 5m > /tmp/redundancy.md
+//	go run ./bench/cmd/refverify -all -budget 5m -strategy dpor > /tmp/redundancy-dpor.md
+//
 // With -quicksand it checks Quicksand's total verification instead (the
 // Quicksand issue: "a correct library is totally verified on mutex_test
 // and paradise_lost with both --hb modes"): check.Quicksand as `landslide
@@ -46,6 +58,10 @@ type outcome struct {
 	verified      bool
 	message       string
 	interleavings int
+	executed      int
+	traces        int
+	tracesAtLeast bool
+	fallback      string
 	ppSet         []string
 	wall          time.Duration
 	err           string
@@ -54,11 +70,13 @@ type outcome struct {
 func main() {
 	jobs := flag.Int("j", 1, "explorations run at once")
 	only := flag.String("only", "", "only tests whose name contains this")
+	strategy := flag.String("strategy", "", "the strategy (default: explore's, optimal DPOR with its fallback to dpor)")
+	all := flag.Bool("all", false, "every fixture expected to pass, not only the reference tests")
 	qs := flag.Bool("quicksand", false, "check Quicksand's total verification instead (see the package comment)")
 	qsTests := flag.String("tests", "mutex_test,paradise_lost", "with -quicksand: the reference tests")
 	qsHB := flag.String("hb", "limited,pure", "with -quicksand: the data-race analyses")
 	qsCPUs := flag.Int("c", 2, "with -quicksand: workers")
-	qsBudget := flag.Duration("budget", time.Hour, "with -quicksand: the budget of each run")
+	budget := flag.Duration("budget", check.DefaultExploreBudget, "each exploration's budget, or with -quicksand each run's")
 	flag.Parse()
 	if *jobs < 1 {
 		fmt.Fprintln(os.Stderr, "refverify: -j must be at least 1")
@@ -69,11 +87,15 @@ func main() {
 		os.Exit(2)
 	}
 	if *qs {
-		os.Exit(quicksandTable(strings.Split(*qsTests, ","), strings.Split(*qsHB, ","), *qsCPUs, *qsBudget))
+		os.Exit(quicksandTable(strings.Split(*qsTests, ","), strings.Split(*qsHB, ","), *qsCPUs, *budget))
 	}
 	var tests []fixtures.Fixture
 	for _, f := range fixtures.All() {
-		if f.Lib == "ref" && f.Expect == "ok" && strings.HasPrefix(f.Name, "ref/") && strings.Contains(f.Name, *only) {
+		ok := f.Lib == "ref" && f.Expect == "ok" && strings.HasPrefix(f.Name, "ref/")
+		if *all {
+			ok = f.Expect == "ok" && !f.NoLibc
+		}
+		if ok && strings.Contains(f.Name, *only) {
 			tests = append(tests, f)
 		}
 	}
@@ -94,7 +116,7 @@ func main() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out[i] = explore(f, fmt.Sprintf("%s/store%d", tmp, i))
+			out[i] = explore(f, fmt.Sprintf("%s/store%d", tmp, i), *strategy, *budget, *all)
 			o := out[i]
 			fmt.Fprintf(os.Stderr, "refverify: %s: %s, %d interleavings, %s\n", f.Name, o.message, o.interleavings, o.wall.Round(time.Second))
 		}()
@@ -102,10 +124,18 @@ func main() {
 	wg.Wait()
 
 	failed := false
-	fmt.Printf("`go run ./bench/cmd/refverify -j %d` at %s on %s/%s, %d CPUs; each row is\n", *jobs, time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	fmt.Printf("`landslide explore fixtures/bin/ref/TEST.elf --pp mutex_lock,mutex_unlock` (default budget %s); %s wall time in all.\n\n", check.DefaultExploreBudget, time.Since(start).Round(time.Second))
-	fmt.Println("| test | result | interleavings | wall time | PP set |")
-	fmt.Println("|---|---|---:|---:|---|")
+	fmt.Printf("`go run ./bench/cmd/refverify %s` at %s on %s/%s, %d CPUs; each row is\n", strings.Join(os.Args[1:], " "), time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	strat := ""
+	if *strategy != "" {
+		strat = " --strategy " + *strategy
+	}
+	pp := " --pp mutex_lock,mutex_unlock"
+	if *all {
+		pp = "" // the default PP set
+	}
+	fmt.Printf("`landslide explore fixtures/bin/TEST.elf%s%s --budget %s`; %s wall time in all.\n\n", pp, strat, *budget, time.Since(start).Round(time.Second))
+	fmt.Println("| test | result | interleavings | executions | traces | executions ÷ traces | fallback | wall time | PP set |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---|---:|---|")
 	for _, o := range out {
 		res := o.message
 		switch {
@@ -116,7 +146,21 @@ func main() {
 		default:
 			failed = true
 		}
-		fmt.Printf("| %s | %s | %d | %s | %s |\n", o.name, res, o.interleavings, o.wall.Round(100*time.Millisecond), strings.Join(o.ppSet, ", "))
+		ratio, traces := "", fmt.Sprint(o.traces)
+		if o.traces > 0 {
+			ratio = fmt.Sprintf("%.2f", float64(o.executed)/float64(o.traces))
+		}
+		if o.tracesAtLeast {
+			traces = "≥ " + traces
+		}
+		fb := ""
+		if o.fallback != "" {
+			fb = "dpor: " + strings.SplitN(o.fallback, ":", 2)[0]
+			if i := strings.Index(fb, ", which"); i > 0 {
+				fb = fb[:i]
+			}
+		}
+		fmt.Printf("| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", o.name, res, o.interleavings, o.executed, traces, ratio, fb, o.wall.Round(100*time.Millisecond), strings.Join(o.ppSet, ", "))
 	}
 	if failed {
 		os.Exit(1)
@@ -126,10 +170,10 @@ func main() {
 // explore runs one exploration in a new store in dir: the PP set of
 // `--pp mutex_lock,mutex_unlock` resolved against the program (its own
 // directives included), explore's default budget.
-func explore(f fixtures.Fixture, dir string) outcome {
+func explore(f fixtures.Fixture, dir, strategy string, budget time.Duration, defaultPPs bool) outcome {
 	o := outcome{name: f.Name}
 	t0 := time.Now()
-	res, err := exploreTest(f.Output, dir)
+	res, err := exploreTest(f.Output, dir, strategy, budget, defaultPPs)
 	o.wall = time.Since(t0)
 	if err != nil {
 		o.err = err.Error()
@@ -137,15 +181,20 @@ func explore(f fixtures.Fixture, dir string) outcome {
 	}
 	o.verified, o.message = res.Verdict.Outcome == check.Verified, res.Verdict.Message
 	o.interleavings, o.ppSet = res.Interleavings, res.PPSet
+	o.executed, o.traces, o.tracesAtLeast, o.fallback = res.Executed, res.Traces, res.TracesAtLeast, res.Fallback
 	return o
 }
 
-func exploreTest(path, dir string) (*check.ExploreResult, error) {
+func exploreTest(path, dir, strategy string, budget time.Duration, defaultPPs bool) (*check.ExploreResult, error) {
 	image, err := check.LoadELF(path)
 	if err != nil {
 		return nil, err
 	}
-	pps, err := check.ResolvePPs(image, check.PPRequest{PPs: []string{"mutex_lock", "mutex_unlock"}, Args: []string{path}})
+	req := check.PPRequest{PPs: []string{"mutex_lock", "mutex_unlock"}, Args: []string{path}}
+	if defaultPPs {
+		req.PPs = nil // explore's default: the mutex calls, or a POSIX program's pthread calls
+	}
+	pps, err := check.ResolvePPs(image, req)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +203,11 @@ func exploreTest(path, dir string) (*check.ExploreResult, error) {
 		return nil, err
 	}
 	defer st.Close()
-	spec := check.Spec{Program: path, Kernel: pps.Kernel, HB: check.Limited, TestingMutexes: pps.TestingMutexes, Budget: check.DefaultExploreBudget}
+	spec := check.Spec{Program: path, Kernel: pps.Kernel, HB: check.Limited, TestingMutexes: pps.TestingMutexes, Budget: budget}
+	spec.Strategy = strategy
+	if strategy == "" { // explore's default
+		spec.Strategy, spec.Fallback = check.DefaultStrategy, true
+	}
 	return check.Explore(context.Background(), check.Config{Spec: spec, Image: image}, check.Recording{Store: st})
 }
 
