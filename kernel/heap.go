@@ -204,7 +204,7 @@ func (k *Kernel) malloc(size uint64) uint64 {
 	// Fresh memory reads as zero on first use; a reused slot is scrubbed
 	// so that no value leaks from the previous block (calloc relies on it).
 	if sl.gen > 1 {
-		k.mem.WriteBytes(b.addr, make([]byte, rounded))
+		k.mem.Zero(b.addr, rounded)
 		k.charge(rounded)
 	}
 	return b.addr

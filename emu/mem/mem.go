@@ -536,6 +536,42 @@ func (m *Memory) WriteBytes(addr uint64, b []byte) error {
 	return nil
 }
 
+// Zero clears n bytes of guest memory from addr, ignoring permissions,
+// as WriteBytes of n zeroes would (a kernel scrubbing reused memory), but
+// a whole page goes back to the shared zero page instead of being copied
+// and cleared, and nothing is allocated.
+func (m *Memory) Zero(addr, n uint64) error {
+	if addr >= Limit || n > Limit-addr {
+		return &Fault{Addr: addr, Write: true}
+	}
+	for a, left := addr, n; left > 0; {
+		if _, ok := m.PermAt(a); !ok {
+			return &Fault{Addr: a, Write: true}
+		}
+		step := min(PageSize-a&PageMask, left)
+		a += step
+		left -= step
+	}
+	for n > 0 {
+		off := addr & PageMask
+		step := min(PageSize-off, n)
+		if step == PageSize {
+			vpn := addr >> PageShift
+			if lf, k := m.lookup(vpn); lf.pages[k] != nil {
+				lf, k = m.mutableLeaf(vpn)
+				lf.pages[k] = nil
+				m.Gen++ // a page object changes: cached pointers to the old one are stale
+			}
+		} else {
+			p, _, _ := m.WritePage(addr)
+			clear(p.Data[off : off+step])
+		}
+		addr += step
+		n -= step
+	}
+	return nil
+}
+
 // Read64 reads a little-endian uint64, ignoring permissions.
 func (m *Memory) Read64(addr uint64) (uint64, bool) {
 	var b [8]byte

@@ -17,7 +17,18 @@ func (mo model) clone() model {
 	return c
 }
 
-// TestSnapshotAgainstModel interleaves random writes, snapshots and restores
+// anyIn reports whether a byte of [a, a+n) was written.
+func (mo model) anyIn(a, n uint64) bool {
+	for i := a; i < a+n; i++ {
+		if mo[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSnapshotAgainstModel interleaves random writes, zeroed ranges (Zero),
+// snapshots and restores
 // and checks every byte against a plain map that copies on snapshot. The
 // range spans several leaves, so that Restore recycles pages, leaves and
 // inner nodes (M4) and later writes reuse them: a recycled object still
@@ -39,6 +50,29 @@ func TestSnapshotAgainstModel(t *testing.T) {
 	for step := 0; step < 20000; step++ {
 		op := r.IntN(100)
 		switch {
+		case op < 4:
+			// Zero a range of up to three pages, whole pages among them.
+			a := base + r.Uint64N(size-3*PageSize)
+			n := r.Uint64N(3 * PageSize)
+			if r.IntN(2) == 0 {
+				a, n = a&^PageMask, PageSize*(1+r.Uint64N(2))
+			}
+			gen := m.Gen
+			if err := m.Zero(a, n); err != nil {
+				t.Fatal(err)
+			}
+			whole := false
+			for i := a; i < a+n; i++ {
+				if i&PageMask == 0 && i+PageSize <= a+n && cur.anyIn(i, PageSize) {
+					whole = true
+				}
+			}
+			for i := a; i < a+n; i++ {
+				delete(cur, i)
+			}
+			if whole && m.Gen == gen {
+				t.Fatalf("step %d: Zero(0x%x, %d) dropped a written page and left Gen as it was", step, a, n)
+			}
 		case op < 85:
 			a := base + r.Uint64N(size-8)
 			b := []byte{byte(r.Uint32()), byte(r.Uint32())}
@@ -102,6 +136,18 @@ func TestMapErrors(t *testing.T) {
 	var b [2]byte
 	if err := m.ReadBytes(0x10ffe, b[:]); err != nil || b != [2]byte{} {
 		t.Errorf("partial write changed memory: %v %v", b, err)
+	}
+	if err := m.WriteBytes(0x10ffe, []byte{7, 7}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Zero(0x10ffe, 3); err == nil {
+		t.Error("zeroing across into an unmapped page accepted")
+	}
+	if err := m.Zero(Limit-1, 2); err == nil {
+		t.Error("zeroing past the limit accepted")
+	}
+	if err := m.ReadBytes(0x10ffe, b[:]); err != nil || b != [2]byte{7, 7} {
+		t.Errorf("a failed Zero changed memory: %v %v", b, err)
 	}
 	if err := m.Unmap(0x10000, PageSize); err != nil {
 		t.Fatal(err)
