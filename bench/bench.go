@@ -194,11 +194,13 @@ type Variant struct {
 }
 
 // Variants are the DPOR configurations of the rate comparison; the first
-// is the default.
+// (the dpor strategy, the default before optimal DPOR) is the one the
+// others are compared with.
 var Variants = []Variant{
-	{"default (direct races, sleep sets)", "default", func(*dpor.Spec) {}},
+	{"dpor (direct races, sleep sets)", "dpor", func(*dpor.Spec) {}},
 	{"no sleep sets", "nosleep", func(o *dpor.Spec) { o.NoSleepSets = true }},
 	{"AllPairs (thesis DPOR)", "allpairs", func(o *dpor.Spec) { o.AllPairs = true }},
+	{"optimal DPOR with its fallback (explore's default)", "optimal", func(o *dpor.Spec) { o.Strategy, o.Fallback = "optimal", true }},
 }
 
 // RateScenario explores program with --pp mutex_lock,mutex_unlock under

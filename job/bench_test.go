@@ -51,8 +51,9 @@ func measure(b *testing.B, s bench.Scenario) bench.Measurement {
 }
 
 // BenchmarkExplore: interleavings per second exploring ref/paradise_lost
-// and ref/mutex_test with --pp mutex_lock,mutex_unlock, under the default
-// DPOR, without sleep sets, and with AllPairs (the thesis's DPOR).
+// and ref/mutex_test with --pp mutex_lock,mutex_unlock, under the dpor
+// strategy, without sleep sets, with AllPairs (the thesis's DPOR), and
+// under explore's default (optimal DPOR with its fallback).
 func BenchmarkExplore(b *testing.B) {
 	for _, prog := range bench.RatePrograms {
 		for _, v := range bench.Variants {

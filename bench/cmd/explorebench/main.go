@@ -276,7 +276,7 @@ func rate(w io.Writer, o options) {
 		}
 	}
 	fmt.Fprintf(w, "#### Interleavings per second (`--pp mutex_lock,mutex_unlock`, at most %s interleavings)\n\n", commas(o.rateCap))
-	fmt.Fprintln(w, "| program | DPOR | interleavings | state space | vs default | transitions | seconds | interleavings/s | per CPU-second | rate vs default |")
+	fmt.Fprintln(w, "| program | DPOR | interleavings | state space | vs dpor | transitions | seconds | interleavings/s | per CPU-second | rate vs dpor |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for p, prog := range bench.RatePrograms {
 		base := got[key{p, 0}]
