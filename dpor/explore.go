@@ -445,6 +445,16 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			}
 		}
 		if x.fallbackWhy != "" {
+			// The limits first, so that a stop leaves the frontier of the
+			// last interleaving, with the fallback due (Resume does it).
+			if x.opt.MaxInterleavings > 0 && x.executed >= x.opt.MaxInterleavings {
+				res.Stopped = StopLimit
+				return res, nil
+			}
+			if canceled(ctx) {
+				res.Stopped = StopCanceled
+				return res, nil
+			}
 			if err := x.fallBack(); err != nil {
 				return nil, err
 			}

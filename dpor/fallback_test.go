@@ -133,3 +133,38 @@ func TestFallbackFrontierNeedsFallback(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackKeepsTheLimit: an interleaving limit that falls on the
+// branch that calls for the fallback stops there (the fallback due in
+// the frontier), not one branch later; resumed with a higher limit, the
+// exploration falls back and goes on as the uninterrupted one does.
+func TestFallbackKeepsTheLimit(t *testing.T) {
+	th := []op{{kind: opInc}, {kind: opTxn, arg: 1}, {kind: opFallback, arg: 1}}
+	spec := Spec{Strategy: "optimal", Fallback: true, KeepGoing: true}
+	spec.MaxInterleavings = 1
+	x, err := New(newModel(th, th), Options{Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := x.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := x.Frontier()
+	if res.Executed != 1 || res.Stopped != StopLimit || f.FallbackDue != fallbackTM || f.FellBack != "" {
+		t.Fatalf("limit 1: %d executed, stopped %v, frontier due %q, fell back %q", res.Executed, res.Stopped, f.FallbackDue, f.FellBack)
+	}
+	spec.MaxInterleavings = 0
+	y, err := Resume(newModel(th, th), Options{Spec: spec}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := y.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, whole := traces(t, newModel(th, th), Options{Spec: spec})
+	if !got.Complete || got.Fallback != fallbackTM || got.Executed != whole.res.Executed {
+		t.Errorf("resumed: complete %v, fallback %q, %d executed; uninterrupted %d", got.Complete, got.Fallback, got.Executed, whole.res.Executed)
+	}
+}
