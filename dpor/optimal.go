@@ -1,6 +1,7 @@
 package dpor
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -125,7 +126,29 @@ type optNode struct {
 	sleep []event // threads asleep here, with the transition each runs here
 	wut   wnode   // the wakeup tree's children still to explore (the root)
 	cur   *event  // the transition of the child being explored
+	// reruns are rerunSeq's results from this node, by the choices of
+	// the sequence run (rerunKey): what each transition touched and
+	// whose runnability it changed, or nil where the sequence could not
+	// run. The machine is deterministic and the node's state is the same
+	// while the node is on the path, so a later branch reversing a race
+	// at this node with the same sequence (each branch reverses its old
+	// races again) gets the same answer without running it (rerun).
+	reruns map[string][]rerunStep
 }
+
+// rerunStep is what one transition of a re-run sequence did (its event's
+// keys and flips; the rest of the event is the sequence's own).
+type rerunStep struct {
+	keys  []keyMask
+	flips []record.TID
+}
+
+// maxReruns caps the sequences a node remembers (a node near the root
+// sees many over the exploration).
+const maxReruns = 512
+
+// rerunCache turns the memo of reruns on (tests compare without it).
+var rerunCache = true
 
 type optimalStrategy struct {
 	nodes []optNode
@@ -144,6 +167,10 @@ type optimalStrategy struct {
 	// rerunEnd is the branch's end state while the re-runs move the
 	// machine (endReruns restores it).
 	rerunEnd record.Snapshot
+	// rerunKey is rerun's buffer for a sequence's key; memoHits counts
+	// the re-runs the memo answered.
+	rerunKey []byte
+	memoHits int
 }
 
 // restartNow implements restarter: optimal DPOR learned, after deciding
@@ -385,7 +412,7 @@ func (s *optimalStrategy) reverse(x Path, evs []event, i, j int) {
 		// on what it reads). Or v moved a transition that changed a
 		// thread's runnability before that thread's own steps. Run v
 		// there to see what it does.
-		if out, ok := s.rerunSeq(x, i, append(v, last), s.seq2); ok {
+		if out, ok := s.rerun(x, i, append(v, last), s.seq2); ok {
 			s.seq2 = v[:0] // the two buffers swap
 			v, last = out[:len(out)-1], out[len(out)-1]
 		} else {
@@ -481,6 +508,47 @@ func flipsMoved(x Path, i, k int) bool {
 		}
 	}
 	return false
+}
+
+// rerun is rerunSeq, answered from node i's memo (optNode.reruns) when
+// the same sequence of choices ran from there before.
+func (s *optimalStrategy) rerun(x Path, i int, v, into []event) ([]event, bool) {
+	if !rerunCache {
+		return s.rerunSeq(x, i, v, into)
+	}
+	n := &s.nodes[i]
+	key := s.rerunKey[:0]
+	for k := range v {
+		key = binary.LittleEndian.AppendUint32(key, uint32(v[k].thread))
+		key = binary.AppendVarint(key, v[k].value)
+	}
+	s.rerunKey = key
+	if steps, ok := n.reruns[string(key)]; ok {
+		s.memoHits++
+		if steps == nil {
+			return nil, false
+		}
+		out := append(into[:0], v...)
+		for k := range out {
+			out[k].keys, out[k].flips = steps[k].keys, steps[k].flips
+		}
+		return out, true
+	}
+	out, ok := s.rerunSeq(x, i, v, into)
+	if len(n.reruns) < maxReruns {
+		var steps []rerunStep
+		if ok {
+			steps = make([]rerunStep, len(out))
+			for k := range out {
+				steps[k] = rerunStep{out[k].keys, out[k].flips}
+			}
+		}
+		if n.reruns == nil {
+			n.reruns = map[string][]rerunStep{}
+		}
+		n.reruns[string(key)] = steps
+	}
+	return out, ok
 }
 
 // rerunSeq runs v from node i on the machine and returns its transitions
