@@ -447,12 +447,8 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 		if x.fallbackWhy != "" {
 			// The limits first, so that a stop leaves the frontier of the
 			// last interleaving, with the fallback due (Resume does it).
-			if x.opt.MaxInterleavings > 0 && x.executed >= x.opt.MaxInterleavings {
-				res.Stopped = StopLimit
-				return res, nil
-			}
-			if canceled(ctx) {
-				res.Stopped = StopCanceled
+			if stop := x.limitReached(ctx); stop != Continue {
+				res.Stopped = stop
 				return res, nil
 			}
 			if err := x.fallBack(); err != nil {
@@ -494,12 +490,8 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			}
 			return res, nil
 		}
-		if x.opt.MaxInterleavings > 0 && x.executed >= x.opt.MaxInterleavings {
-			res.Stopped = StopLimit
-			return res, nil
-		}
-		if canceled(ctx) {
-			res.Stopped = StopCanceled
+		if stop := x.limitReached(ctx); stop != Continue {
+			res.Stopped = stop
 			return res, nil
 		}
 		d, q := x.next()
@@ -508,6 +500,19 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 		}
 		pending = q
 	}
+}
+
+// limitReached is why the exploration stops before its next branch: the
+// interleaving limit (StopLimit) or ctx (StopCanceled); Continue if
+// neither.
+func (x *Explorer) limitReached(ctx context.Context) Stop {
+	switch {
+	case x.opt.MaxInterleavings > 0 && x.executed >= x.opt.MaxInterleavings:
+		return StopLimit
+	case canceled(ctx):
+		return StopCanceled
+	}
+	return Continue
 }
 
 // restart begins round r, with the given bound, from the root.

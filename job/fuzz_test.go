@@ -108,52 +108,29 @@ func FuzzDecodeStored(f *testing.F) {
 		defer watchdog.Stop()
 		var fr dpor.Frontier
 		if decode(b, "frontier", &fr) == nil && fr.Executed < 1<<20 {
-			// A small instruction budget keeps each execution short.
-			k, err := kernel.New(img, kernel.Config{MaxInstructions: 1 << 20})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if x, err := dpor.Resume(k, dpor.Options{Spec: dpor.Spec{MaxInterleavings: fr.Executed + 1}}, &fr); err == nil {
-				x.Run(context.Background()) // errors are fine; panics are not
-			}
-			hk, err := kernel.New(htmImg, htmCfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := htmSpec
-			s.MaxInterleavings = fr.Executed + 1
-			if x, err := dpor.Resume(hk, dpor.Options{Spec: s}, &fr); err == nil {
-				x.Run(context.Background())
-			}
-			fk, err := kernel.New(htmImg, htmCfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fs := fallback
-			fs.MaxInterleavings = fr.Executed + 1
-			if x, err := dpor.Resume(fk, dpor.Options{Spec: fs}, &fr); err == nil {
-				x.Run(context.Background())
-			}
-			dk, err := kernel.New(dImg, dCfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if x, err := dpor.Resume(dk, dpor.Options{Spec: dpor.Spec{Strategy: "optimal", MaxInterleavings: fr.Executed + 1}}, &fr); err == nil {
-				x.Run(context.Background())
-			}
-			ck, err := kernel.New(img, kernel.Config{MaxInstructions: 1 << 20})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if x, err := dpor.Resume(ck, dpor.Options{Spec: dpor.Spec{Strategy: "cbdpor", MaxInterleavings: fr.Executed + 1}}, &fr); err == nil {
-				x.Run(context.Background())
-			}
-			rk, err := kernel.New(img, kernel.Config{MaxInstructions: 1 << 20})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if x, err := dpor.Resume(rk, dpor.Options{Spec: dpor.Spec{Strategy: "reversal", MaxInterleavings: fr.Executed + 1}}, &fr); err == nil {
-				x.Run(context.Background())
+			// Each seed's program and strategy; a small instruction
+			// budget keeps each execution short.
+			small := kernel.Config{MaxInstructions: 1 << 20}
+			for _, r := range []struct {
+				img  []byte
+				kc   kernel.Config
+				spec dpor.Spec
+			}{
+				{img, small, dpor.Spec{}},
+				{htmImg, htmCfg, htmSpec},
+				{htmImg, htmCfg, fallback},
+				{dImg, dCfg, dpor.Spec{Strategy: "optimal"}},
+				{img, small, dpor.Spec{Strategy: "cbdpor"}},
+				{img, small, dpor.Spec{Strategy: "reversal"}},
+			} {
+				k, err := kernel.New(r.img, r.kc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.spec.MaxInterleavings = fr.Executed + 1
+				if x, err := dpor.Resume(k, dpor.Options{Spec: r.spec}, &fr); err == nil {
+					x.Run(context.Background()) // errors are fine; panics are not
+				}
 			}
 		}
 		var rs race.State
