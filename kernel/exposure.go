@@ -1,6 +1,10 @@
 package kernel
 
-import "landslide/record"
+import (
+	"slices"
+
+	"landslide/record"
+)
 
 // A thread's own stack is left out of what Access records (thesis §3.4:
 // an optimisation), which is exact only while no other thread can reach
@@ -63,7 +67,7 @@ func addRange(rs []waitRange, r waitRange) []waitRange {
 	for i < len(out) && out[i].lo < r.lo {
 		i++
 	}
-	out = append(out[:i], append([]waitRange{r}, out[i:]...)...)
+	out = slices.Insert(out, i, r)
 	if len(out) > maxExposed {
 		out = []waitRange{{out[0].lo, out[len(out)-1].hi}}
 	}

@@ -231,8 +231,9 @@ type reversal struct {
 func conflict(a, b *record.Transition) (record.Access, record.Access, bool) {
 	var fx, fy record.Access
 	found := false
+	bs := slices.Concat(b.Accesses, b.Own) // once, not per access of a
 	for _, x := range slices.Concat(a.Accesses, a.Own) {
-		for _, y := range slices.Concat(b.Accesses, b.Own) {
+		for _, y := range bs {
 			if (x.Write || y.Write) && x.Addr < y.Addr+uint64(y.Size) && y.Addr < x.Addr+uint64(x.Size) {
 				if !x.Atomic && !y.Atomic {
 					return x, y, true
