@@ -250,5 +250,9 @@ func exitCodeOf(err error, stderr io.Writer) int {
 	return ExitUsage
 }
 
-// Run is main's body.
-func Run() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) }
+// Run is main's body: the collector set for exploration (tuneGC), then
+// the command.
+func Run() {
+	tuneGC()
+	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+}
