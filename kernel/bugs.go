@@ -19,7 +19,7 @@ func (k *Kernel) bugAt(kind record.BugKind, msg string, pc uint64, details []rec
 		return
 	}
 	b := &record.Bug{Kind: kind, Message: msg, Thread: k.curTID(), PC: pc, Details: details}
-	if k.cur() != nil {
+	if k.curLook() != nil {
 		b.Stack = k.stackAt(pc)
 	}
 	k.st.bug = b
@@ -187,13 +187,12 @@ func (k *Kernel) deadlock() {
 func (k *Kernel) threadsBug(msg string, describe func(*thread) string) {
 	var ids []string
 	var details []record.Detail
-	for i := range k.st.threads {
-		t := &k.st.threads[i]
+	for _, t := range k.st.threads {
 		ids = append(ids, fmt.Sprint(t.tid))
 		details = append(details, record.Detail{Title: fmt.Sprintf("thread %d %s, at", t.tid, describe(t)), Thread: t.tid, Stack: k.threadStack(t)})
 	}
 	b := &record.Bug{Kind: record.BugDeadlock, Message: fmt.Sprintf(msg, strings.Join(ids, ", ")), Thread: k.curTID(), Details: details}
-	if t := k.cur(); t != nil {
+	if t := k.curLook(); t != nil {
 		b.PC = k.cpu.PC
 		b.Stack = k.threadStack(t)
 	}
@@ -374,8 +373,9 @@ func (k *Kernel) wakeRange(addr, size uint64) {
 // wakeMutexWaiters unblocks the threads that yielded inside mutex_lock(m):
 // it has just been released.
 func (k *Kernel) wakeMutexWaiters(m uint64) {
-	for i := range k.st.threads {
-		if t := &k.st.threads[i]; t.hblocked && t.waitMutex == m {
+	for i, t := range k.st.threads {
+		if t.hblocked && t.waitMutex == m {
+			t = k.own(i)
 			t.yields, t.atomics = 0, 0
 			k.unblock(t)
 		}
@@ -386,13 +386,13 @@ func (k *Kernel) wakeMutexWaiters(m uint64) {
 // memory that overlaps [addr, addr+size): the conflicting write it waited
 // for (thesis check_unblock_yield_loop).
 func (k *Kernel) wakeWaiters(addr, size uint64) {
-	for i := range k.st.threads {
-		t := &k.st.threads[i]
+	for i, t := range k.st.threads {
 		if !t.hblocked || i == k.st.cur {
 			continue
 		}
 		for _, r := range t.wait {
 			if addr < r.hi && r.lo < addr+size {
+				t = k.own(i)
 				t.yields, t.atomics = 0, 0
 				k.unblock(t)
 				break

@@ -165,7 +165,7 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 	st := &sn.st
 	w.u(uint64(len(st.threads)))
 	for i := range st.threads {
-		t := &st.threads[i]
+		t := st.threads[i]
 		w.tid(t.tid)
 		w.u(t.pc)
 		for _, x := range t.regs {
@@ -304,10 +304,10 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 	}
 	// POSIX threads (a later addition: present only when used, so that
 	// the states of P2 programs stay as before).
-	if len(st.pthreads) > 0 || slices.ContainsFunc(st.threads, func(t thread) bool { return t.waitKind != waitNone || t.preSync }) {
+	if len(st.pthreads) > 0 || slices.ContainsFunc(st.threads, func(t *thread) bool { return t.waitKind != waitNone || t.preSync }) {
 		w.b = append(w.b, posixTag)
 		for i := range st.threads {
-			t := &st.threads[i]
+			t := st.threads[i]
 			w.b = append(w.b, byte(t.waitKind))
 			w.u(t.waitOn)
 			w.flag(t.preSync)
@@ -320,7 +320,7 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 			w.flag(p.detached)
 		}
 	}
-	if slices.ContainsFunc(st.threads, func(t thread) bool { return t.nondet != 0 }) {
+	if slices.ContainsFunc(st.threads, func(t *thread) bool { return t.nondet != 0 }) {
 		w.b = append(w.b, nondetTag)
 		for i := range st.threads {
 			w.u(uint64(st.threads[i].nondet))
@@ -337,10 +337,10 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 			w.str(l.op)
 		}
 	}
-	if slices.ContainsFunc(st.threads, func(t thread) bool { return len(t.exposed) > 0 }) {
+	if slices.ContainsFunc(st.threads, func(t *thread) bool { return len(t.exposed) > 0 }) {
 		w.b = append(w.b, exposedTag)
 		for i := range st.threads {
-			t := &st.threads[i]
+			t := st.threads[i]
 			w.u(uint64(len(t.exposed)))
 			for _, r := range t.exposed {
 				w.u(r.lo)
@@ -351,7 +351,7 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 	{
 		w.b = append(w.b, spinTag)
 		for i := range st.threads {
-			t := &st.threads[i]
+			t := st.threads[i]
 			w.flag(t.spinning)
 			w.u(t.spinPC)
 			w.flag(t.spinDirty)
@@ -447,14 +447,17 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 	}
 
 	st := &sn.st
-	if st.threads = mk[thread](r.count(40)); len(st.threads) > k.cfg.MaxThreads {
+	if st.threads = mk[*thread](r.count(40)); len(st.threads) > k.cfg.MaxThreads {
 		r.fail("%d threads, more than MaxThreads (%d)", len(st.threads), k.cfg.MaxThreads)
+	}
+	for i := range st.threads {
+		st.threads[i] = &thread{} // gen 0: the snapshot's, never the live state's own
 	}
 	for i := range st.threads {
 		if r.err != nil {
 			break
 		}
-		t := &st.threads[i]
+		t := st.threads[i]
 		t.tid, t.pc = r.tid(), r.u()
 		if t.tid <= 0 || (i > 0 && t.tid <= st.threads[i-1].tid) {
 			r.fail("thread %d: tid %d out of order", i, t.tid)
@@ -542,7 +545,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 				}
 			}
 		}
-		if r.err == nil && !slices.ContainsFunc(st.threads, func(t thread) bool { return t.tid == tx.tid }) {
+		if r.err == nil && !slices.ContainsFunc(st.threads, func(t *thread) bool { return t.tid == tx.tid }) {
 			r.fail("the weak transaction's thread %d does not exist", tx.tid)
 		}
 		st.wtx = tx
@@ -602,7 +605,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 	if r.err == nil && len(r.b) > 0 && r.b[0] == posixTag {
 		r.take(1)
 		for i := range st.threads {
-			t := &st.threads[i]
+			t := st.threads[i]
 			if t.waitKind = waitKind(r.u8()); t.waitKind > waitAssume {
 				r.fail("thread %d: bad wait kind %d", t.tid, t.waitKind)
 			}
@@ -620,7 +623,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 	if r.err == nil && len(r.b) > 0 && r.b[0] == nondetTag {
 		r.take(1)
 		for i := range st.threads {
-			t := &st.threads[i]
+			t := st.threads[i]
 			if t.nondet = int64(r.u()); t.nondet < 0 || t.nondet >= MaxNondetValues || t.nondet != 0 && !t.preSync {
 				r.fail("thread %d: nondet value %d", t.tid, t.nondet)
 			}
@@ -645,7 +648,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 	if r.err == nil && len(r.b) > 0 && r.b[0] == exposedTag {
 		r.take(1)
 		for i := range st.threads {
-			t := &st.threads[i]
+			t := st.threads[i]
 			t.exposed = mk[waitRange](r.count(2))
 			prev := uint64(0)
 			for j := range t.exposed {
@@ -664,7 +667,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 	if r.err == nil {
 		r.take(1)
 		for i := range st.threads {
-			t := &st.threads[i]
+			t := st.threads[i]
 			t.spinning, t.spinPC, t.spinDirty = r.flag(), r.u(), r.flag()
 			if t.spinning && !t.hblocked {
 				r.fail("thread %d spins but is not blocked", t.tid)
@@ -709,7 +712,7 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 		}
 	}
 	for i := range st.threads {
-		if t := &st.threads[i]; (t.state == stWaiting) != (t.waitKind != waitNone) {
+		if t := st.threads[i]; (t.state == stWaiting) != (t.waitKind != waitNone) {
 			r.fail("thread %d: run state %s with wait kind %d", t.tid, t.state, t.waitKind)
 		}
 	}

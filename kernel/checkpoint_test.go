@@ -85,16 +85,21 @@ func dumpState(st state) string {
 	}
 	// A spin window by value, without its copy-on-write generation.
 	var wins []string
-	st.threads = slices.Clone(st.threads)
-	for i := range st.threads {
+	ths := make([]thread, len(st.threads)) // by value, not by address
+	for i, t := range st.threads {
+		ths[i] = *t
+	}
+	st.threads = nil
+	for i := range ths {
+		ths[i].gen = 0 // which copy a thread is: not its value
 		var states []string
-		for n := st.threads[i].spin; n != nil && len(states) < spinStates; n = n.prev {
+		for n := ths[i].spin; n != nil && len(states) < spinStates; n = n.prev {
 			states = append(states, fmt.Sprintf("%+v %+v", n.st, n.locs))
 		}
 		if len(states) > 0 {
-			wins = append(wins, fmt.Sprintf("%d: %v", st.threads[i].tid, states))
+			wins = append(wins, fmt.Sprintf("%d: %v", ths[i].tid, states))
 		}
-		st.threads[i].spin = nil
+		ths[i].spin = nil
 	}
 	var o []byte
 	if out != nil {
@@ -103,7 +108,7 @@ func dumpState(st state) string {
 			copy(o[n.size-len(n.data):], n.data)
 		}
 	}
-	s := fmt.Sprintf("%+v\nspin windows %v\noutput %v %q", st, wins, out != nil, o)
+	s := fmt.Sprintf("%+v\nthreads %+v\nspin windows %v\noutput %v %q", st, ths, wins, out != nil, o)
 	if bug != nil {
 		s += fmt.Sprintf("\nbug %+v", *bug)
 	}
@@ -362,7 +367,7 @@ func enrich(t testing.TB, k *Kernel) {
 	var others []*thread
 	for i := range k.st.threads {
 		if i != k.st.cur && k.st.threads[i].state == stRunnable {
-			others = append(others, &k.st.threads[i])
+			others = append(others, k.own(i))
 		}
 	}
 	if len(others) < 2 || k.st.ended {
@@ -611,9 +616,9 @@ func TestCheckpointRejectsState(t *testing.T) {
 		{"instret", "budget", any, func(sn *snapshot) { sn.instret = smallConfig.MaxInstructions + 1 }},
 		{"too many threads", "MaxThreads", any, func(sn *snapshot) {
 			for len(sn.st.threads) <= smallConfig.MaxThreads {
-				t := sn.st.threads[len(sn.st.threads)-1]
+				t := *sn.st.threads[len(sn.st.threads)-1]
 				t.tid++
-				sn.st.threads = append(sn.st.threads, t)
+				sn.st.threads = append(sn.st.threads, &t)
 				sn.st.nextTID = t.tid + 1
 			}
 		}},
@@ -640,15 +645,15 @@ func TestCheckpointRejectsState(t *testing.T) {
 		}},
 		{"counter", "counter", any, func(sn *snapshot) { sn.st.threads[0].yields = -1 }},
 		{"exposed outside stack", "exposed stack range", any, func(sn *snapshot) {
-			t := &sn.st.threads[0]
+			t := sn.st.threads[0]
 			t.exposed = []waitRange{{t.stackHi + 8, t.stackHi + 16}}
 		}},
 		{"exposed unaligned", "exposed stack range", any, func(sn *snapshot) {
-			t := &sn.st.threads[0]
+			t := sn.st.threads[0]
 			t.exposed = []waitRange{{t.stackHi - 12, t.stackHi - 8}}
 		}},
 		{"exposed out of order", "exposed stack range", any, func(sn *snapshot) {
-			t := &sn.st.threads[0]
+			t := sn.st.threads[0]
 			t.exposed = []waitRange{{t.stackHi - 16, t.stackHi - 8}, {t.stackHi - 32, t.stackHi - 24}}
 		}},
 		{"PP kind", "PP kind", any, func(sn *snapshot) { sn.st.lastPP = record.PPExitCall + 1 }},
@@ -730,7 +735,7 @@ func TestCheckpointRejectsState(t *testing.T) {
 			continue
 		}
 		sn := *snaps[i]
-		sn.st = snaps[i].st.clone()
+		sn.st = snaps[i].st.cloneDeep()
 		sn.st.heap = sn.st.heap.clone()
 		for j := range sn.st.threads {
 			sn.st.threads[j].calls = slices.Clone(sn.st.threads[j].calls)
@@ -914,7 +919,7 @@ func TestCheckpointAtXbegin(t *testing.T) {
 		t.Fatal(err)
 	}
 	ths := decoded.(*snapshot).st.threads
-	if i := slices.IndexFunc(ths, func(th thread) bool { return th.tid == tid }); i < 0 || !ths[i].atXbegin {
+	if i := slices.IndexFunc(ths, func(th *thread) bool { return th.tid == tid }); i < 0 || !ths[i].atXbegin {
 		t.Fatalf("thread %d is not at its _xbegin after decoding", tid)
 	}
 	for _, v := range []int64{0, record.XabortRetry} {

@@ -46,8 +46,11 @@
 //
 // State split (thesis §3.3 "time travel"). Everything that a snapshot must
 // restore lives in the state struct (threads, heap metadata, page regions,
-// the output so far, counters) or in emu/mem; Snapshot deep-copies state
-// and takes an O(1) memory snapshot. What persists across restores (decoded
+// the output so far, counters) or in emu/mem; Snapshot copies state (its
+// threads are shared until written: Kernel.own copies a thread the live
+// state writes when a snapshot may share it, and tests check that no
+// snapshot's thread changes, verifySnapshots) and takes an O(1) memory
+// snapshot. What persists across restores (decoded
 // code, breakpoints, configuration) lives in Kernel.
 //
 // Guest code is untrusted: every pointer it passes is read through the

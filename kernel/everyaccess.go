@@ -37,7 +37,7 @@ func (k *Kernel) Before(addr uint64, size uint8, write, atomic bool, pc uint64) 
 // a pointer to it escaped (Transition.Own) too, as the other tools treat
 // a local whose address escaped.
 func (k *Kernel) shared(addr uint64, size uint8, pc uint64) bool {
-	if t := &k.st.threads[k.st.cur]; k.private(t, addr, size, pc) {
+	if t := k.st.threads[k.st.cur]; k.private(t, addr, size, pc) {
 		return t.exposedTo(addr, size)
 	}
 	if p, ok := k.mem.PermAt(addr); ok && p&mem.PermW == 0 {

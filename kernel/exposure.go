@@ -32,11 +32,11 @@ const maxExposed = 8
 // the main stack's bounds in globals): only a full stack has an object
 // there.
 func (k *Kernel) expose(v uint64) {
-	for i := range k.st.threads {
-		u := &k.st.threads[i]
+	for i, u := range k.st.threads {
 		if v > u.stackLo && v < u.stackHi {
 			if !u.exposedTo(v, 1) {
 				lo, hi := k.frameSpan(u, v)
+				u = k.own(i)
 				u.exposed = addRange(u.exposed, waitRange{lo &^ 7, (hi + 7) &^ 7})
 			}
 			return

@@ -69,7 +69,7 @@ func TestExposureIsTheFrame(t *testing.T) {
 	if len(k.st.threads) < 2 {
 		t.Fatal("main never created its thread")
 	}
-	m := &k.st.threads[0]
+	m := k.st.threads[0]
 	if len(m.exposed) != 1 {
 		t.Fatalf("main's exposed ranges %v, want one (mode1's frame)", m.exposed)
 	}

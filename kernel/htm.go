@@ -107,7 +107,7 @@ func (k *Kernel) xbegin(t *thread, value int64) {
 		k.weakBegin(pc)
 	} else {
 		k.copies++
-		k.txn = &txnState{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, st: k.st.clone(),
+		k.txn = &txnState{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, st: k.st.cloneDeep(),
 			nAcc: len(k.tr.Accesses), nSync: len(k.tr.Sync), beginP: pc}
 	}
 	k.cpu.X[10] = record.XbeginStarted

@@ -45,13 +45,16 @@ const (
 // MaxMemory but mapped copy-on-write: only the pages it writes exist,
 // about 1.2 KB of host memory per thread. What grows with the threads is
 // the thread table (unsafe.Sizeof(thread{}), 456 bytes a thread), which
-// every Snapshot and Restore copies: 0.6 to 1 µs per live thread for the
-// pair, against 3.5 µs for a whole transition of a 2-thread program. An
-// explorer keeps one snapshot per PP of its branch, so a branch holds PPs
-// × live threads × 456 bytes: with 256 threads and the 4000 PPs of MaxPPs
-// that is at most 470 MB per explorer (a program that creates 255 threads
-// and joins them peaked at 234 MB explored, 265 MB with every access a
-// PP). That covers the suites that need the most (SCTBench's
+// every Snapshot and Restore copied until 2026-11-28: 0.6 to 1 µs per
+// live thread for the pair, against 3.5 µs for a whole transition of a
+// 2-thread program. An explorer keeps one snapshot per PP of its branch,
+// so a branch held PPs × live threads × 456 bytes: with 256 threads and
+// the 4000 PPs of MaxPPs at most 470 MB per explorer (a program that
+// creates 255 threads and joins them peaked at 234 MB explored, 265 MB
+// with every access a PP). Snapshots now share the threads a step does
+// not write (Kernel.own): a snapshot holds 8 bytes per live thread and
+// a copy of each thread written since the one before, so that bound is
+// a bound, not what is used. That covers the suites that need the most (SCTBench's
 // twostage_100 keeps about 100 threads alive) with room, and the stacks
 // take 64 MiB, a quarter of DefaultMaxMemory. 1024 threads would allow
 // 1.9 GB per explorer, their stacks alone would fill DefaultMaxMemory,
@@ -185,8 +188,11 @@ type removedRegion struct {
 
 // state is everything a snapshot restores besides memory and the CPU.
 type state struct {
-	threads  []thread // ascending tid
-	cur      int      // index of the thread on the CPU, -1 before the first step
+	// threads, in ascending tid, are shared with the snapshots taken since
+	// each was last written: Kernel.own copies one before it is written
+	// (thread.gen).
+	threads  []*thread
+	cur      int // index of the thread on the CPU, -1 before the first step
 	nextTID  record.TID
 	clock    uint64 // ticks added by sleeping
 	status   int
@@ -230,20 +236,35 @@ type state struct {
 	pthreadsMade uint64
 }
 
-// clone copies the state for a snapshot. Only threads are copied: every
-// other slice is replaced, never written in place (appends use full slice
-// expressions), or written in place only where the Kernel's copies count
-// shows that no copy shares it (pthreads), and the heap is copy-on-write
-// (heapState.own).
+// clone copies the state for a snapshot. Only the array of threads is
+// copied: a thread is copied when it is next written (Kernel.own, after
+// Snapshot's new epoch); every other slice is replaced, never written in
+// place (appends use full slice expressions), or written in place only
+// where the Kernel's copies count shows that no copy shares it
+// (pthreads), and the heap is copy-on-write (heapState.own).
 func (s *state) clone() state { return s.cloneInto(nil) }
 
-// cloneInto is clone with the threads copied into buf's array when it is
-// large enough (Restore passes the live state's own, which nothing else
+// cloneInto is clone with the array of threads copied into buf's when it
+// is large enough (Restore passes the live state's own, which nothing else
 // refers to once it is replaced).
-func (s *state) cloneInto(buf []thread) state {
+func (s *state) cloneInto(buf []*thread) state {
 	s.heap.shared = true
 	c := *s
 	c.threads = append(buf[:0], s.threads...)
+	return c
+}
+
+// cloneDeep is clone with every thread copied now, for a copy taken
+// within a step (a transaction's start): the pointers the step holds to
+// the live threads stay the live state's.
+func (s *state) cloneDeep() state {
+	c := s.clone()
+	c.threads = make([]*thread, len(s.threads))
+	for i, t := range s.threads {
+		u := *t
+		u.gen = 0
+		c.threads[i] = &u
+	}
 	return c
 }
 
@@ -298,6 +319,14 @@ type Kernel struct {
 	// (snapshots, a transaction's start): a spin node made since the last
 	// is the thread's alone (spinAfter reuses it).
 	copies uint64
+	// epoch counts the snapshots taken: a thread whose gen is not the
+	// epoch may be shared with one and is copied before it is written
+	// (own). Snapshots are taken between steps only, so a thread pointer
+	// taken with own stays the live thread's for the rest of the step.
+	epoch uint64
+	// threadFree are copies of threads that no snapshot shares, recycled
+	// by own: Restore drops the live copies made in its epoch here.
+	threadFree []*thread
 	// values, when not nil, makes Access record the value the first access
 	// by each instruction it holds read or wrote (StepValues).
 	values map[uint64]*uint64
@@ -329,6 +358,7 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 	}
 	k := &Kernel{
 		copies: 1, // 0 is the made of nodes from elsewhere (checkpoints, trimSpin): never alone
+		epoch:  1, // 0 is the gen of threads from elsewhere (checkpoints, cloneDeep): never owned
 		cfg:    cfg, img: img, syms: img.Symbols, mem: m, cpu: cpu.New(m),
 		ppFuncs: map[uint64]string{}, eventFuncs: map[uint64]record.SyncFunc{},
 		racePCs: map[uint64]bool{},
@@ -451,13 +481,13 @@ func (k *Kernel) setupMain() error {
 	for i, w := range words {
 		k.mem.Write64(sp+uint64(8*i), w)
 	}
-	t := thread{tid: 1, pc: k.img.Entry, stackLo: lo, stackHi: MainStackTop}
+	t := &thread{tid: 1, pc: k.img.Entry, stackLo: lo, stackHi: MainStackTop, gen: k.epoch}
 	t.regs[2] = sp
 	t.regs[10] = uint64(len(argv))
 	t.regs[11] = sp + 8
 	t.regs[12] = MainStackTop
 	t.regs[13] = lo
-	k.st = state{threads: []thread{t}, cur: -1, nextTID: 2, heap: newHeap()}
+	k.st = state{threads: []*thread{t}, cur: -1, nextTID: 2, heap: newHeap()}
 	return nil
 }
 
@@ -518,7 +548,7 @@ func (k *Kernel) runnable() []record.TID {
 	}
 	var out []record.TID
 	for i := range k.st.threads {
-		if t := &k.st.threads[i]; t.schedulable() && !k.waitsForTxn(t) && !k.callBlocked(t) {
+		if t := k.st.threads[i]; t.schedulable() && !k.waitsForTxn(t) && !k.callBlocked(t) {
 			if out == nil {
 				out = make([]record.TID, 0, len(k.st.threads)-i) // one allocation, not one per doubling
 			}
@@ -546,8 +576,7 @@ func (k *Kernel) runnable() []record.TID {
 		// would multiply the state space for nothing.
 		cur := k.curTID()
 		var first record.TID
-		for i := range k.st.threads {
-			t := &k.st.threads[i]
+		for _, t := range k.st.threads {
 			if !t.canRun() || k.waitsForTxn(t) || k.callBlocked(t) {
 				continue
 			}
@@ -585,7 +614,7 @@ func (k *Kernel) Default() record.Choice {
 	if !switchAway {
 		for _, t := range run {
 			if t == cur {
-				if th := k.find(cur); th != nil && th.state == stRunnable {
+				if th := k.look(cur); th != nil && th.state == stRunnable {
 					return record.Choice{Thread: t}
 				}
 			}
@@ -598,7 +627,7 @@ func (k *Kernel) Default() record.Choice {
 				if (pass == 0 && t <= cur) || (pass == 1 && t > cur) {
 					continue
 				}
-				if awake && k.find(t).state == stSleeping {
+				if awake && k.look(t).state == stSleeping {
 					continue
 				}
 				return t, true
@@ -622,26 +651,40 @@ type snapshot struct {
 	pc      uint64
 	instret uint64
 	st      state
+	// frozen holds a copy of each thread when verifySnapshots is on.
+	frozen []thread
 }
 
 // Snapshot implements record.Machine. It must be taken between Steps.
 func (k *Kernel) Snapshot() record.Snapshot {
 	k.copies++ // the copy shares the threads' spin windows (spinAfter)
-	return &snapshot{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, instret: k.cpu.Instret, st: k.st.clone()}
+	sn := &snapshot{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, instret: k.cpu.Instret, st: k.st.clone()}
+	k.epoch++ // and the threads themselves (own)
+	if verifySnapshots {
+		sn.frozen = freeze(sn.st.threads)
+	}
+	return sn
 }
 
 // Restore implements record.Machine.
 func (k *Kernel) Restore(s record.Snapshot) {
 	sn := s.(*snapshot)
+	if sn.frozen != nil {
+		sn.verify()
+	}
 	k.mem.Restore(sn.mem)
 	k.cpu.X, k.cpu.PC, k.cpu.Instret = sn.regs, sn.pc, sn.instret
 	k.cpu.ClearReservation()
 	k.cpu.CancelResume() // a step cut short by a limit may have left it set
-	// The live threads are the kernel's own (Snapshot copies them): their
-	// array takes the snapshot's, rather than a new one at every restore,
-	// and the spin-window nodes made since the last copy are recycled.
-	for i := range k.st.threads {
-		k.releaseSpin(k.st.threads[i].spin)
+	// The live array of threads is the kernel's own (Snapshot copies it):
+	// it takes the snapshot's, rather than a new one at every restore (the
+	// threads are the snapshot's until written: own), and the spin-window
+	// nodes made since the last copy are recycled.
+	for _, t := range k.st.threads {
+		k.releaseSpin(t.spin)
+		if t.gen == k.epoch && len(k.threadFree) < maxThreadFree {
+			k.threadFree = append(k.threadFree, t)
+		}
 	}
 	k.st = sn.st.cloneInto(k.st.threads)
 	k.runMemoOK = false
@@ -651,24 +694,78 @@ func (k *Kernel) Restore(s record.Snapshot) {
 	k.endProbe()
 }
 
-func (k *Kernel) find(tid record.TID) *thread {
-	for i := range k.st.threads {
-		if k.st.threads[i].tid == tid {
-			return &k.st.threads[i]
+// own is the live state's i-th thread, to be written: copied first when a
+// snapshot may share it (its gen is not the epoch).
+func (k *Kernel) own(i int) *thread {
+	t := k.st.threads[i]
+	if t.gen != k.epoch {
+		var c *thread
+		if n := len(k.threadFree); n > 0 {
+			c, k.threadFree = k.threadFree[n-1], k.threadFree[:n-1]
+		} else {
+			c = new(thread)
 		}
+		*c = *t
+		c.gen = k.epoch
+		t = c
+		k.st.threads[i] = t
+	}
+	return t
+}
+
+// maxThreadFree bounds Kernel.threadFree.
+const maxThreadFree = 64
+
+// find is thread tid, to be written (own), or nil.
+func (k *Kernel) find(tid record.TID) *thread {
+	if i := k.index(tid); i >= 0 {
+		return k.own(i)
 	}
 	return nil
 }
 
+// look is thread tid, only to be read, or nil.
+func (k *Kernel) look(tid record.TID) *thread {
+	if i := k.index(tid); i >= 0 {
+		return k.st.threads[i]
+	}
+	return nil
+}
+
+func (k *Kernel) index(tid record.TID) int {
+	for i, t := range k.st.threads {
+		if t.tid == tid {
+			return i
+		}
+	}
+	return -1
+}
+
+// cur is the thread on the CPU, to be written (own), or nil.
 func (k *Kernel) cur() *thread {
 	if k.st.cur < 0 || k.st.cur >= len(k.st.threads) {
 		return nil
 	}
-	return &k.st.threads[k.st.cur]
+	return k.own(k.st.cur)
+}
+
+// curLook is the thread on the CPU, only to be read, or nil.
+func (k *Kernel) curLook() *thread {
+	if k.st.cur < 0 || k.st.cur >= len(k.st.threads) {
+		return nil
+	}
+	return k.st.threads[k.st.cur]
+}
+
+// isCur reports whether t is the thread on the CPU (by tid: t may be a
+// copy that own has since replaced).
+func (k *Kernel) isCur(t *thread) bool {
+	c := k.curLook()
+	return c != nil && c.tid == t.tid
 }
 
 func (k *Kernel) curTID() record.TID {
-	if t := k.cur(); t != nil {
+	if t := k.curLook(); t != nil {
 		return t.tid
 	}
 	return k.st.lastExited
@@ -676,16 +773,15 @@ func (k *Kernel) curTID() record.TID {
 
 // switchTo puts tid on the CPU.
 func (k *Kernel) switchTo(tid record.TID) {
-	if t := k.cur(); t != nil && t.tid == tid {
+	if t := k.curLook(); t != nil && t.tid == tid {
 		return
 	}
 	if t := k.cur(); t != nil {
 		t.regs, t.pc = k.cpu.X, k.cpu.PC
 	}
-	for i := range k.st.threads {
-		if k.st.threads[i].tid == tid {
+	for i, t := range k.st.threads {
+		if t.tid == tid {
 			k.st.cur = i
-			t := &k.st.threads[i]
 			k.cpu.X, k.cpu.PC = t.regs, t.pc
 			k.cpu.X[0] = 0
 			k.cpu.ClearReservation()
@@ -1030,7 +1126,7 @@ func (k *Kernel) stackAt(pc uint64) []uint64 {
 // stack unwinds the current thread at the instruction being handled (the
 // ecall for system calls).
 func (k *Kernel) stack() []uint64 {
-	if k.cur() == nil {
+	if k.curLook() == nil {
 		return nil
 	}
 	return k.stackAt(k.cpu.PC)
@@ -1046,7 +1142,7 @@ func (k *Kernel) threadStack(t *thread) []uint64 {
 // the running thread, else its saved ones, with the pc of the ecall it
 // stopped after.
 func (k *Kernel) unwindRegs(t *thread) (pc, ra, sp, fp uint64) {
-	if k.cur() == t {
+	if k.isCur(t) {
 		x := &k.cpu.X
 		return k.cpu.PC, x[1], x[2], x[8]
 	}
@@ -1085,11 +1181,11 @@ func (k *Kernel) syncEvent(e record.SyncEvent) {
 // learnStack notes an access to another thread's stack: the granules it
 // touches are shared, and the owner's own accesses to them matter too.
 func (k *Kernel) learnStack(addr uint64, size uint8, write bool) {
-	for i := range k.st.threads {
-		u := &k.st.threads[i]
+	for i, u := range k.st.threads {
 		if i != k.st.cur && addr >= u.stackLo && addr < u.stackHi {
 			if write {
 				// What decides its loop lives on that stack.
+				u = k.own(i)
 				u.spinDirty = true
 				if u.spinning {
 					k.unblock(u)
@@ -1189,7 +1285,7 @@ func (k *Kernel) Access(addr uint64, size uint8, f cpu.AccessFlags, pc uint64) {
 	if write && k.preStep != nil && k.weakOwner() {
 		k.noteWeakWrite(addr, size) // before the stack filter: a rollback restores the stack too
 	}
-	t := &k.st.threads[k.st.cur]
+	t := k.own(k.st.cur)
 	if atomic && len(t.calls) == 0 {
 		t.atomics++ // a spin on atomics in the program, not the library's locks
 	}

@@ -171,7 +171,7 @@ func (k *Kernel) awaitValue(addr, size uint64) (uint64, bool) {
 // the value differs (a bad address or size lets it run, to report it).
 func (k *Kernel) awaitBlocked(t *thread) bool {
 	x := &t.regs
-	if k.cur() == t {
+	if k.isCur(t) {
 		x = &k.cpu.X
 	}
 	size := x[11]

@@ -458,8 +458,7 @@ func (k *Kernel) DataName(a uint64) string {
 		}
 		return name
 	}
-	for i := range k.st.threads {
-		t := &k.st.threads[i]
+	for _, t := range k.st.threads {
 		if t.stackLo < t.stackHi && a >= t.stackLo && a < t.stackHi {
 			if fn, below, ok := k.frameOf(t, a); ok {
 				return fmt.Sprintf("%s's frame-%d on thread %d's stack", fn, below, t.tid)

@@ -30,7 +30,7 @@ func (k *Kernel) nondetDomain(t *thread) (lo, n int64) {
 		return 0, 0
 	}
 	x := &t.regs
-	if k.cur() == t {
+	if k.isCur(t) {
 		x = &k.cpu.X
 	}
 	lo, hi := int64(x[10]), int64(x[11])

@@ -89,7 +89,7 @@ func (k *Kernel) pendingCall(t *thread) (num, a0 uint64) {
 		return 0, 0
 	}
 	x := &t.regs
-	if k.cur() == t {
+	if k.isCur(t) {
 		x = &k.cpu.X
 	}
 	return x[17], x[10]
@@ -136,7 +136,7 @@ func (k *Kernel) posixWait(t *thread) string {
 			return fmt.Sprintf("waits in %s for thread %d to exit", k.joinName(t), a0)
 		case SysAwait:
 			x := &t.regs
-			if k.cur() == t {
+			if k.isCur(t) {
 				x = &k.cpu.X
 			}
 			v, _ := k.awaitValue(a0, x[11])
@@ -176,11 +176,11 @@ func (k *Kernel) wait(kind waitKind, on uint64, retry bool) (uint64, control) {
 // wake makes the threads waiting on (kind, on) runnable: all of them, or
 // only the first (lowest tid).
 func (k *Kernel) wake(on uint64, all bool, kinds ...waitKind) {
-	for i := range k.st.threads {
-		t := &k.st.threads[i]
+	for i, t := range k.st.threads {
 		if t.state != stWaiting || t.waitOn != on || !slices.Contains(kinds, t.waitKind) {
 			continue
 		}
+		t = k.own(i)
 		t.state, t.waitKind, t.waitOn = stRunnable, waitNone, 0
 		k.syncEvent(record.SyncEvent{Kind: record.SyncUnblock, Other: t.tid})
 		if !all {
@@ -193,9 +193,9 @@ func (k *Kernel) wake(on uint64, all bool, kinds ...waitKind) {
 // ETIMEDOUT; the kernel calls it when no thread can run (a timed wait
 // times out rather than deadlock). It reports whether it woke one.
 func (k *Kernel) timeOut() bool {
-	for i := range k.st.threads {
-		t := &k.st.threads[i]
+	for i, t := range k.st.threads {
 		if t.state == stWaiting && t.waitKind == waitTimed {
+			t = k.own(i)
 			t.state, t.waitKind, t.waitOn = stRunnable, waitNone, 0
 			t.regs[10] = eTimedOut
 			return true
@@ -227,8 +227,8 @@ func (k *Kernel) infeasible() bool {
 // assumeStopped reports whether a thread is stopped by
 // __VERIFIER_assume(0).
 func (k *Kernel) assumeStopped() bool {
-	for i := range k.st.threads {
-		if t := &k.st.threads[i]; t.state == stWaiting && t.waitKind == waitAssume {
+	for _, t := range k.st.threads {
+		if t.state == stWaiting && t.waitKind == waitAssume {
 			return true
 		}
 	}
@@ -399,8 +399,8 @@ func (k *Kernel) join(p *pthreadRec, retp uint64, call string) (uint64, control)
 
 // joining reports whether some thread waits to join tid.
 func (k *Kernel) joining(tid record.TID) (record.TID, bool) {
-	for i := range k.st.threads {
-		if u := &k.st.threads[i]; u.state == stWaiting && u.waitKind == waitJoin && u.waitOn == uint64(tid) {
+	for _, u := range k.st.threads {
+		if u.state == stWaiting && u.waitKind == waitJoin && u.waitOn == uint64(tid) {
 			return u.tid, true
 		}
 	}

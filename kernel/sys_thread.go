@@ -17,7 +17,8 @@ func (k *Kernel) newThread(t thread) (record.TID, bool) {
 	}
 	t.tid = k.st.nextTID
 	k.st.nextTID++
-	k.st.threads = append(k.st.threads, t) // tids ascend, so the slice stays sorted
+	t.gen = k.epoch
+	k.st.threads = append(k.st.threads, &t) // tids ascend, so the slice stays sorted
 	k.syncEvent(record.SyncEvent{Kind: record.SyncCreate, Other: t.tid})
 	return t.tid, true
 }
@@ -103,8 +104,8 @@ func sysVanish(k *Kernel, a args) (uint64, control) {
 		return 0, ctlEnd
 	}
 	i, tid := k.st.cur, t.tid
-	// In place: the live threads are the kernel's own (Snapshot and
-	// Restore copy them), and copying the rest of them at every exit was
+	// In place: the live array of threads is the kernel's own (Snapshot
+	// and Restore copy it), and copying the rest of them at every exit was
 	// a fifth of all the bytes an exploration allocated.
 	k.st.threads = slices.Delete(k.st.threads, i, i+1)
 	k.st.cur = -1

@@ -87,6 +87,9 @@ type thread struct {
 	nondet int64
 	// lineup: the thread's calls of a linearizability test (lineup.go).
 	lineup lineupState
+	// gen is the Kernel's epoch when this copy was made for the live
+	// state: at any other epoch a snapshot may share it (Kernel.own).
+	gen uint64
 }
 
 // waitRange is memory a heuristically blocked thread waits on.

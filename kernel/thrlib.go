@@ -122,7 +122,7 @@ func thrJoin(k *Kernel, a args) (uint64, control) {
 // stopped at the modelled one's entry, else pthread_join.
 func (k *Kernel) joinName(t *thread) string {
 	pc := t.pc
-	if k.cur() == t {
+	if k.isCur(t) {
 		pc = k.cpu.PC
 	}
 	if k.thrFuncs[pc] == record.ThrJoin {
