@@ -84,51 +84,65 @@ func (b *Branch) HappensAfter(i, k int) bool {
 // its prefix).
 func (b *Branch) Class() [16]byte { return b.x.class() }
 
-// class is Branch.Class of the current branch.
+// class is Branch.Class of the current branch. It walks each thread's
+// transitions through the analysis's chains (prev, last) instead of
+// sorting the branch, and works in reused buffers.
 func (x *Explorer) class() [16]byte {
 	a := &x.an
 	n := len(x.trs)
-	ord := make([]int32, n)
-	count := map[record.TID]int32{}
-	idx := make([]int, n)
-	for j, tr := range x.trs[:n] {
-		ord[j] = count[tr.Thread]
-		count[tr.Thread]++
-		idx[j] = j
+	ord := slices.Grow(x.classOrd[:0], n)[:n] // each transition's number among its thread's
+	for j := range n {
+		if p := a.prev[j]; p >= 0 {
+			ord[j] = ord[p] + 1
+		} else {
+			ord[j] = 0
+		}
 	}
-	slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(x.trs[i].Thread, x.trs[j].Thread) })
+	// The thread slots in TID order.
+	slotOrd := x.classSlots[:0]
+	for s := range a.slots {
+		slotOrd = append(slotOrd, int32(s))
+	}
+	slices.SortFunc(slotOrd, func(p, q int32) int { return cmp.Compare(a.slots[p], a.slots[q]) })
 	// One SHA-256 over a reused buffer (the CPU's SHA instructions), not
 	// FNV-128 fed 8 bytes at a time: a tenth of the cost on every branch.
 	buf := x.classBuf[:0]
 	put := func(v uint64) { buf = binary.LittleEndian.AppendUint64(buf, v) }
-	type dep struct {
-		t   record.TID
-		ord int32
-	}
-	var deps []dep
-	for _, j := range idx {
-		tr := x.trs[j]
-		put(uint64(tr.Thread))
-		put(uint64(ord[j]))
-		put(uint64(x.choiceValue(j)))
-		for _, k := range a.keys[j] {
-			put(k.key)
-			put(uint64(k.r) | uint64(k.w)<<8)
+	seq := x.classSeq[:0]
+	for _, s := range slotOrd {
+		seq = seq[:0]
+		for j := a.last[s]; j >= 0; j = a.prev[j] {
+			seq = append(seq, j)
 		}
-		deps = deps[:0]
-		for s, v := range a.full[j] {
-			if t := a.slots[s]; v >= 0 && t != tr.Thread {
-				deps = append(deps, dep{t, ord[v]})
+		for q := len(seq) - 1; q >= 0; q-- {
+			j := seq[q]
+			tr := x.trs[j]
+			put(uint64(tr.Thread))
+			put(uint64(ord[j]))
+			put(uint64(x.choiceValue(int(j))))
+			for _, k := range a.keys[j] {
+				put(k.key)
+				put(uint64(k.r) | uint64(k.w)<<8)
 			}
-		}
-		slices.SortFunc(deps, func(p, q dep) int { return cmp.Compare(p.t, q.t) })
-		put(uint64(len(deps)))
-		for _, d := range deps {
-			put(uint64(d.t))
-			put(uint64(d.ord))
+			// The last transition of each other thread it happens after,
+			// in TID order.
+			full := a.full[j]
+			cnt := len(buf)
+			put(0)
+			deps := 0
+			for _, t := range slotOrd {
+				if int(t) < len(full) {
+					if v := full[t]; v >= 0 && a.slots[t] != tr.Thread {
+						put(uint64(a.slots[t]))
+						put(uint64(ord[v]))
+						deps++
+					}
+				}
+			}
+			binary.LittleEndian.PutUint64(buf[cnt:], uint64(deps))
 		}
 	}
-	x.classBuf = buf
+	x.classBuf, x.classOrd, x.classSlots, x.classSeq = buf, ord, slotOrd, seq
 	sum := sha256.Sum256(buf)
 	return [16]byte(sum[:16])
 }
@@ -265,7 +279,10 @@ type Explorer struct {
 	// (Result.Traces); classesPartial: not all of them (resumed, or
 	// capped at MaxCountedTraces).
 	classes        map[[16]byte]struct{}
-	classBuf       []byte // class's buffer
+	classBuf       []byte // class's buffers
+	classOrd       []int32
+	classSlots     []int32
+	classSeq       []int32
 	classesPartial bool
 	lastStamp      time.Duration
 	start          time.Time
