@@ -56,6 +56,6 @@ func (k *Kernel) private(t *thread, addr uint64, size uint8, pc uint64) bool {
 
 // accessPP is the PP before a held-back access.
 func (k *Kernel) accessPP(pc uint64) record.PP {
-	k.ppStack = k.stackAt(pc)
+	k.ppStack = k.ppStackAt(pc)
 	return record.PP{Kind: record.PPAccess, PC: pc, Func: k.funcName(pc)}
 }

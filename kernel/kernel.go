@@ -887,7 +887,9 @@ func (k *Kernel) step(ch record.Choice, scratch bool) (*record.Transition, error
 	k.st.nTrans++
 	tr.PP = pp
 	if !k.st.ended {
-		tr.Stack = k.ppStack
+		if !scratch {
+			tr.Stack = k.ppStack
+		}
 		k.st.pps++
 		k.st.lastPP = pp.Kind
 		switch {
@@ -913,7 +915,7 @@ func (k *Kernel) step(ch record.Choice, scratch bool) (*record.Transition, error
 	}
 	if k.st.ended {
 		tr.PP = record.PP{Kind: record.PPEnd, PC: pp.PC, Func: pp.Func}
-		if tr.Stack == nil && k.st.bug != nil {
+		if tr.Stack == nil && k.st.bug != nil && !scratch {
 			tr.Stack = k.st.bug.Stack
 		}
 	}
@@ -1012,7 +1014,7 @@ func (k *Kernel) breakpoint(pc uint64) (record.PP, bool) {
 	}
 	if name, ok := k.ppFuncs[pc]; ok && k.txn == nil && k.withinOK(pc) {
 		t.atBreak = true
-		k.ppStack = k.stackAt(pc)
+		k.ppStack = k.ppStackAt(pc)
 		return record.PP{Kind: record.PPSyncFunc, PC: pc, Func: name}, true
 	}
 	if k.racePCs[pc] && k.txn == nil && !(k.scPCs[pc] && k.cpu.Reserved()) && k.withinOK(pc) {
@@ -1024,7 +1026,7 @@ func (k *Kernel) breakpoint(pc uint64) (record.PP, bool) {
 		// atomic_compare_swap's sc.w). The LR/SC pair is one atomic
 		// step, as under --every-access; its PP is at the LR.
 		t.atBreak = true
-		k.ppStack = k.stackAt(pc)
+		k.ppStack = k.ppStackAt(pc)
 		return record.PP{Kind: record.PPDataRace, PC: pc, Func: k.funcName(pc)}, true
 	}
 	k.enterFunc(pc)
@@ -1115,6 +1117,16 @@ func acceptPP(filters []Filter, stackFuncs []string) bool {
 func (k *Kernel) funcName(pc uint64) string {
 	name, _, _ := k.syms.FuncAt(pc)
 	return name
+}
+
+// ppStackAt is the stack of the PP at pc that ends the transition
+// (Transition.Stack): none in a scratch step (StepScratch), whose caller
+// keeps only what the transition touched.
+func (k *Kernel) ppStackAt(pc uint64) []uint64 {
+	if k.tr != nil && k.tr == k.scratchTr {
+		return nil
+	}
+	return k.stackAt(pc)
 }
 
 // stackAt unwinds the current thread with frame 0 at pc.

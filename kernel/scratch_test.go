@@ -8,7 +8,8 @@ import (
 )
 
 // TestStepScratch: StepScratch returns the transitions Step returns
-// (thread, PP, stack, accesses, sync events, instructions), reusing one
+// (thread, PP, accesses, sync events, instructions; no stack, which
+// scratch steps do not unwind), reusing one
 // Transition for every scratch step and never for a plain one; the
 // transitions plain steps returned keep their content whatever scratch
 // steps follow. Scratch and plain steps alternate, over fixtures with
@@ -45,6 +46,14 @@ func TestStepScratch(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := ref.Transitions[i]
+				if tr == scratch {
+					if len(tr.Stack) > 0 {
+						t.Fatalf("%s (every access %v) step %d: a scratch step unwound the stack", name, cfg.EveryAccess, i)
+					}
+					w := *want
+					w.Stack = nil
+					want = &w
+				}
 				if record.Hash([]*record.Transition{tr}) != record.Hash([]*record.Transition{want}) || tr.Instructions != want.Instructions {
 					t.Fatalf("%s (every access %v) step %d: the transition differs from Step's: %d accesses, %d sync events, %d instructions; want %d, %d, %d",
 						name, cfg.EveryAccess, i, len(tr.Accesses), len(tr.Sync), tr.Instructions, len(want.Accesses), len(want.Sync), want.Instructions)

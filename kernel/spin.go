@@ -375,7 +375,7 @@ func (k *Kernel) probeHit() (record.PP, bool) {
 		}
 		k.endProbe()
 		t.atBreak = true
-		k.ppStack = k.stackAt(pc)
+		k.ppStack = k.ppStackAt(pc)
 		k.spinBlock(t, locs)
 		return record.PP{Kind: record.PPSpin, PC: pc, Func: k.funcName(pc)}, true
 	}

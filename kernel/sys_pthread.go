@@ -78,7 +78,7 @@ func (k *Kernel) stopBefore(pc uint64, kind record.PPKind, name string) (record.
 		return record.PP{}, false
 	}
 	t.preSync = true
-	k.ppStack = k.stackAt(pc)
+	k.ppStack = k.ppStackAt(pc)
 	return record.PP{Kind: kind, PC: pc, Func: name}, true
 }
 

@@ -396,7 +396,8 @@ type Machine interface {
 // Step for a caller that reads the transition only until its next call
 // of Step or StepScratch (a re-run that wants what a transition touched):
 // the machine may return the same Transition, its slices reused, every
-// time. The transition is otherwise Step's.
+// time. The transition is otherwise Step's, but for its Stack, which the
+// machine may leave out.
 type ScratchStepper interface {
 	StepScratch(Choice) (*Transition, error)
 }
