@@ -15,7 +15,7 @@ func newCCCmd() *cobra.Command {
 	var opts sdk.Options
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "cc -o PROGRAM.elf SOURCE.c [SOURCE...]",
+		Use:   "cc -o PROGRAM.elf SOURCE.c|.cc [SOURCE...]",
 		Short: "Build a guest test program against the SDK (needs clang and ld.lld)",
 		Long: `cc compiles C (and .S) sources for the guest: RV64IMA, freestanding, with the
 SDK's Pebbles-compatible headers, crt0 and libc, linked with the reference
@@ -24,6 +24,12 @@ holding your own thread library's .c files (--lib DIR), or the reference
 library with some of its files replaced by yours (--overlay DIR: each .c
 or .S file of DIR replaces the reference file of the same name, the others
 are added, and DIR's headers come first).
+
+C++ sources (.cc, .cpp, .cxx) are compiled without exceptions or RTTI
+against the SDK's own C++ library: <atomic>, <thread>, <mutex>,
+<condition_variable>, <new>, <utility>, <type_traits> and the <c...>
+wrappers of the C headers (README, "C++"). Global constructors run before
+main; a header outside the library fails the build with its name.
 
 Your own sources are compiled at -O0, the SDK's (crt0, libc, the POSIX and
 thread libraries, --lib, --overlay) at -O1. A verdict must never rest on

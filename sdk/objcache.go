@@ -31,8 +31,9 @@ var clangVersion = sync.OnceValues(func() (string, error) {
 })
 
 // objCacheDir is the cache's directory ("" when there is none: every
-// object is compiled).
-var objCacheDir = sync.OnceValue(func() string {
+// object is compiled), as the environment says at each compile (a test
+// that moves the user's cache directory moves it).
+func objCacheDir() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return ""
@@ -42,7 +43,7 @@ var objCacheDir = sync.OnceValue(func() string {
 		return ""
 	}
 	return dir
-})
+}
 
 // cachedCompile makes obj for src (relative to cwd) with clang args
 // (without -o and the source), from the cache when it holds it; it

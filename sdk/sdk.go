@@ -20,6 +20,14 @@
 // the prefix map does not apply to the file names of a program's own .S
 // files, so those keep absolute paths outside the repository.
 //
+// C++: a program's .cc, .cpp and .cxx sources are compiled as C++ without
+// exceptions or RTTI (CxxFlags) against the SDK's own C++ headers
+// (include/c++: <atomic>, <thread>, <mutex>, <condition_variable>, the
+// <c...> wrappers, and every C header of the SDK with C linkage), and such
+// a program links the C++ runtime (cxxrt/: operator new and delete, guards
+// of static locals, global constructors before main) and the POSIX
+// threads.
+//
 // Optimisation: the program's own sources are compiled at -O0 by default
 // (DefaultProgramOpt) and the SDK at -O1 (SDKOpt). On plain shared
 // variables clang may fold a racy "r = r + 1; r = r - 1" or the assert
@@ -52,12 +60,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 )
 
-//go:embed include lib posix thrlib linker.ld
+//go:embed include lib posix thrlib cxxrt linker.ld
 var files embed.FS
 
 // Options says what to build.
@@ -154,6 +163,27 @@ func usesPosix(path string) bool {
 	return uses(path)
 }
 
+// IsCxx reports whether a source is C++, by its extension (.cc, .cpp,
+// .cxx).
+func IsCxx(src string) bool {
+	switch filepath.Ext(src) {
+	case ".cc", ".cpp", ".cxx":
+		return true
+	}
+	return false
+}
+
+// CxxFlags are the flags of every C++ source, besides Flags without
+// -ffreestanding (under which C++'s main is an ordinary function): no
+// exceptions, no RTTI (the guest has neither runtime), no host C++
+// headers (the SDK's are in sdk/include/c++), and no library function
+// taken for a builtin, as -ffreestanding implies for C.
+var CxxFlags = []string{"-fno-exceptions", "-fno-rtti", "-nostdinc++", "-fno-builtin"}
+
+// CxxHeaders are the C++ library headers of the SDK (include/c++).
+var CxxHeaders = []string{"<atomic>", "<thread>", "<mutex>", "<condition_variable>", "<new>", "<utility>",
+	"<type_traits>", "<cassert>", "<cstdio>", "<cstdlib>", "<cstring>", "<cstdint>", "<cstddef>", "<climits>", "<cstdarg>"}
+
 // errNoClang is what Build says when the toolchain is missing.
 var errNoClang = errors.New("landslide cc needs clang and ld.lld: apt-get install clang lld")
 
@@ -249,6 +279,10 @@ func Build(opts Options) error {
 
 	var libDir string
 	var srcs []string
+	cxx := slices.ContainsFunc(opts.Sources, IsCxx)
+	if cxx && opts.NoLibc {
+		return errors.New("sdk: C++ sources need the SDK's runtime (not NoLibc)")
+	}
 	if !opts.NoLibc {
 		switch opts.Lib {
 		case "":
@@ -269,6 +303,11 @@ func Build(opts Options) error {
 			if strings.HasSuffix(src, ".c") && usesPosix(src) {
 				opts.Posix = true
 			}
+		}
+		if cxx {
+			// The C++ runtime, and the POSIX threads under <thread>.
+			srcs = append(srcs, path.Join(root, "cxxrt", "cxxrt.cc"))
+			opts.Posix = true
 		}
 		if opts.Posix {
 			posix, err := listSources(cwd, path.Join(root, "posix"))
@@ -318,6 +357,9 @@ func Build(opts Options) error {
 		incs = append(incs, "-I", path.Join(root, "posix", "include"))
 	}
 	incs = append(incs, "-I", path.Join(root, "include"))
+	// C++ sources see the SDK's C++ headers first (sdk/include/c++: the
+	// library and the C headers with C linkage), and nothing of the host's.
+	cxxIncs := append([]string{"-I", path.Join(root, "include", "c++")}, incs...)
 	var progSrcs []string
 	for _, src := range opts.Sources {
 		progSrcs = append(progSrcs, local(src))
@@ -359,9 +401,12 @@ func Build(opts Options) error {
 		units = append(units, unit{src, progOpt, ""})
 	}
 	nlib := len(srcs)
-	var incDirs []string
-	for k := 0; k+1 < len(incs); k += 2 {
-		incDirs = append(incDirs, incs[k+1])
+	dirsOf := func(incs []string) []string {
+		var dirs []string
+		for k := 0; k+1 < len(incs); k += 2 {
+			dirs = append(dirs, incs[k+1])
+		}
+		return dirs
 	}
 	errs := make([]error, len(units))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -375,14 +420,25 @@ func Build(opts Options) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			args := append(flags(u.opt), quiet, prefixMap)
-			args = append(args, incs...)
+			inc := incs
+			if IsCxx(u.src) {
+				// Hosted: under -ffreestanding C++'s main is an
+				// ordinary function (mangled, no implicit return 0).
+				args = slices.DeleteFunc(args, func(f string) bool { return f == "-ffreestanding" })
+				args = append(args, CxxFlags...)
+				inc = cxxIncs
+			}
+			args = append(args, inc...)
 			args = append(args, opts.CFlags...)
 			args = append(args, "-c")
 			if i < nlib {
-				u.obj, errs[i] = cachedCompile(cwd, opts.Output, u.src, u.obj, args, incDirs)
+				u.obj, errs[i] = cachedCompile(cwd, opts.Output, u.src, u.obj, args, dirsOf(inc))
 				return
 			}
 			errs[i] = clang(cwd, opts.Output, append(args, "-o", u.obj, u.src))
+			if errs[i] != nil && IsCxx(u.src) && strings.Contains(errs[i].Error(), "file not found") {
+				errs[i] = fmt.Errorf("%w\nlandslide cc: the guest's C++ library has only %s (sdk/include/c++), and the SDK's C headers", errs[i], strings.Join(CxxHeaders, ", "))
+			}
 		}()
 	}
 	wg.Wait()
@@ -395,6 +451,9 @@ func Build(opts Options) error {
 	}
 	args := append(Flags(), quiet)
 	args = append(args, script...)
+	if cxx {
+		args = append(args, "-Wl,--wrap=main") // global constructors first (cxxrt's __wrap_main)
+	}
 	args = append(args, opts.CFlags...)
 	args = append(args, "-o", output)
 	for _, u := range units {

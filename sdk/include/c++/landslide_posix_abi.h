@@ -1,0 +1,7 @@
+/* landslide_posix_abi.h (Landslide guest SDK, C++): the C header, its functions with C linkage. */
+#ifndef _LS_CXX_LANDSLIDE_POSIX_ABI_H
+#define _LS_CXX_LANDSLIDE_POSIX_ABI_H
+extern "C" {
+#include_next <landslide_posix_abi.h>
+}
+#endif

@@ -1,0 +1,7 @@
+/* mutex_type.h (Landslide guest SDK, C++): the C header, its functions with C linkage. */
+#ifndef _LS_CXX_MUTEX_TYPE_H
+#define _LS_CXX_MUTEX_TYPE_H
+extern "C" {
+#include_next <mutex_type.h>
+}
+#endif
