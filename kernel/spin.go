@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"landslide/emu/elfsym"
 	"slices"
 	"strings"
 
@@ -436,6 +437,7 @@ func (k *Kernel) addrText(a uint64) string {
 // these.
 func (k *Kernel) DataName(a uint64) string {
 	if name, start, ok := k.syms.ObjectAt(a); ok {
+		name = elfsym.Demangle(name)
 		if a == start {
 			return name
 		}

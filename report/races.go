@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"landslide/emu/elfsym"
 	"os"
 	"strings"
 
@@ -77,6 +78,7 @@ func DataName(syms interface {
 	ObjectAt(addr uint64) (string, uint64, bool)
 }, addr uint64) string {
 	name, start, ok := syms.ObjectAt(addr)
+	name = elfsym.Demangle(name)
 	switch {
 	case !ok || name == "":
 		return ""

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"landslide/emu/elfsym"
 	"math"
 	"slices"
 	"sort"
@@ -100,7 +101,7 @@ func PPLabel(pp record.PP) string {
 	switch pp.Kind {
 	case record.PPSyncFunc:
 		if pp.Func != "" {
-			return pp.Func
+			return elfsym.Demangle(pp.Func)
 		}
 	case record.PPDataRace:
 		return "data race"

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/ianlancetaylor/demangle"
 )
 
 // Func is a function symbol.
@@ -37,6 +39,10 @@ type Symbols struct {
 	ranges  []fnRange   // one per distinct start address, sorted: for FuncAt
 	objects []Func      // object symbols, by address then name
 	byName  map[string]symRef
+	// bySource finds a C++ symbol by its name in the source, with or
+	// without its parameters ("push(int)", "push"), where only one symbol
+	// has it.
+	bySource map[string]symRef
 
 	lines lineTable
 }
@@ -150,6 +156,21 @@ func newSymbols(f *elf.File, code []codeRange) (s *Symbols, warnings []string) {
 				s.byName[c.Name] = symRef{c.Start, c.Size, c.rank}
 			}
 		}
+	}
+	s.bySource = map[string]symRef{}
+	ambiguous := map[string]bool{}
+	for _, list := range [][]cand{funcs, objects} {
+		for _, c := range list {
+			for _, n := range sourceNames(c.Name) {
+				if old, ok := s.bySource[n]; ok && old.addr != c.Start {
+					ambiguous[n] = true
+				}
+				s.bySource[n] = symRef{c.Start, c.Size, c.rank}
+			}
+		}
+	}
+	for n := range ambiguous {
+		delete(s.bySource, n)
 	}
 	for i := range s.ranges {
 		s.ranges[i].rule = s.analyze(s.ranges[i].Func)
@@ -265,13 +286,35 @@ func (s *Symbols) ObjectAt(addr uint64) (name string, start uint64, ok bool) {
 
 // Lookup finds a function or object symbol by name. When several symbols
 // share a name, a global one wins over a weak one over a local (static) one;
-// among equals, the lowest address.
+// among equals, the lowest address. A C++ symbol is also found by its name
+// in the source, with or without parameters ("push(int)" or "push" for
+// _ZL4pushi), when no other symbol has that name.
 func (s *Symbols) Lookup(name string) (addr, size uint64, ok bool) {
 	if s == nil {
 		return 0, 0, false
 	}
 	r, ok := s.byName[name]
+	if !ok {
+		r, ok = s.bySource[name]
+	}
 	return r.addr, r.size, ok
+}
+
+// sourceNames are a C++ symbol's names in the source: demangled, and
+// without its parameters; none for other symbols.
+func sourceNames(name string) []string {
+	if !strings.HasPrefix(name, "_Z") {
+		return nil
+	}
+	full := Demangle(name)
+	if full == name {
+		return nil
+	}
+	out := []string{full}
+	if plain, err := demangle.ToString(name, demangle.NoParams); err == nil && plain != full {
+		out = append(out, plain)
+	}
+	return out
 }
 
 // Functions returns every function symbol sorted by address (aliases
@@ -307,7 +350,7 @@ type Frame struct {
 // omitting the parenthesis without line information and writing <unknown>
 // without a symbol.
 func (f Frame) String() string {
-	name := f.Func
+	name := Demangle(f.Func)
 	if name == "" {
 		name = "<unknown>"
 	}
@@ -316,6 +359,27 @@ func (f Frame) String() string {
 		s += fmt.Sprintf(" (%s:%d)", f.File, f.Line)
 	}
 	return s
+}
+
+// Demangle is a C++ symbol's name as its source writes it
+// ("_ZL3popv" is "pop()"), for reports; any other name as it is. Names
+// are matched (--pp, --data-race-func, the SDK's functions) as the
+// symbol table spells them.
+func Demangle(name string) string {
+	if !strings.HasPrefix(name, "_Z") {
+		return name
+	}
+	if d := demangle.Filter(name); d != name {
+		return d
+	}
+	// A suffix the compiler added ("_ZL3top.0", a global it split):
+	// the name, then the suffix.
+	if i := strings.IndexByte(name, '.'); i > 0 {
+		if d := demangle.Filter(name[:i]); d != name[:i] {
+			return d + name[i:]
+		}
+	}
+	return name
 }
 
 // Describe names pc. callSite says pc is a return address (an outer frame

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"landslide/emu/mem"
+	"landslide/fixtures"
 )
 
 func loadPath(t testing.TB, path string) (*Image, *mem.Memory) {
@@ -234,5 +235,62 @@ func TestNoDWARF(t *testing.T) {
 		t.Errorf("Describe = %+v", fr)
 	} else if got := fr.String(); got != fmt.Sprintf("0x%08x in leaf", addr+8) {
 		t.Errorf("String() = %q", got)
+	}
+}
+
+// TestDemangle: C++ symbols read as their source writes them in
+// reports; C names, and names that are not valid manglings, stay as
+// they are.
+func TestDemangle(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"_ZL3popv", "pop()"},
+		{"_ZL3top.0", "top.0"},
+		{"_ZNSt6thread4joinEv", "std::thread::join()"},
+		{"_Z14thread_routinePv", "thread_routine(void*)"},
+		{"mutex_lock", "mutex_lock"},
+		{"_Zbogus", "_Zbogus"},
+		{"", ""},
+	} {
+		if got := Demangle(c.in); got != c.want {
+			t.Errorf("Demangle(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	f := Frame{PC: 0x153c0, Func: "_ZL3popv", File: "treiber.cc", Line: 28}
+	if got, want := f.String(), "0x000153c0 in pop() (treiber.cc:28)"; got != want {
+		t.Errorf("Frame.String() = %q, want %q", got, want)
+	}
+}
+
+// TestLookupSourceNames: a C++ program's functions and globals are found
+// by their names in the source (with or without parameters), a name two
+// symbols share (operator delete's two overloads) only with its
+// parameters, and C names as they are.
+func TestLookupSourceNames(t *testing.T) {
+	_, img, err := fixtures.Load("cxx/treiber_lost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := Load(img, mem.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := im.Symbols
+	for _, c := range []struct{ name, symbol string }{
+		{"push", "_ZL4pushi"},
+		{"push(int)", "_ZL4pushi"},
+		{"top", "_ZL3top.0"},
+		{"top.0", "_ZL3top.0"},
+		{"operator delete(void*)", "_ZdlPv"},
+		{"operator delete(void*, unsigned long)", "_ZdlPvm"},
+		{"malloc", "malloc"},
+	} {
+		got, _, ok := s.Lookup(c.name)
+		want, _, wok := s.Lookup(c.symbol)
+		if !ok || !wok || got != want {
+			t.Errorf("Lookup(%q) = %#x %v, want %s's %#x (%v)", c.name, got, ok, c.symbol, want, wok)
+		}
+	}
+	if addr, _, ok := s.Lookup("operator delete"); ok {
+		t.Errorf("Lookup(\"operator delete\") = %#x: one of two overloads", addr)
 	}
 }
