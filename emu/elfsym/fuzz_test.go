@@ -24,6 +24,12 @@ func FuzzLoad(f *testing.F) {
 	for _, c := range malformedCases() {
 		f.Add(c.mutate(bytes.Clone(tiny)))
 	}
+	// A C++ program: mangled symbols, whose source names Load indexes.
+	cxx, err := os.ReadFile("../../fixtures/bin/cxx/terminate.elf")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(cxx)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m := mem.New()
 		img, err := Load(data, m)
@@ -213,6 +219,26 @@ func FuzzUnwind(f *testing.F) {
 				if r == 0 || !s.IsInstruction(r-4) {
 					t.Fatalf("return address 0x%x is not after code: %x", r, got)
 				}
+			}
+		}
+	})
+}
+
+// FuzzDemangle: any symbol name demangles without panicking; a name that
+// is not a C++ one ("_Z" prefix) stays as it is; a C++ name's source
+// names are never empty.
+func FuzzDemangle(f *testing.F) {
+	for _, s := range []string{"_ZL3popv", "_ZL3top.0", "_ZNSt6thread4joinEv", "_ZdlPvm", "main", "_Z", "_ZZZ", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		d := Demangle(name)
+		if !strings.HasPrefix(name, "_Z") && d != name {
+			t.Fatalf("Demangle(%q) = %q", name, d)
+		}
+		for _, n := range sourceNames(name) {
+			if n == "" {
+				t.Fatalf("sourceNames(%q) has an empty name", name)
 			}
 		}
 	})
