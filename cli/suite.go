@@ -57,10 +57,10 @@ func newSuiteCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "suite DIR",
-		Short: "Build and explore every C program of a directory (an external pthreads suite), one line each",
-		Long: `suite builds each .c file of DIR (not its subdirectories) as one program with
-the SDK (POSIX threads, C11 atomics, the SV-COMP conventions; no P2 thread
-library), explores it with every shared access a preemption point
+		Short: "Build and explore every C and C++ program of a directory (an external pthreads suite), one line each",
+		Long: `suite builds each .c file of DIR (and each C++ one: .cc, .cpp, .cxx; not its
+subdirectories) as one program with the SDK (POSIX threads, C11 atomics,
+the SV-COMP conventions, the C++ library; no P2 thread library), explores it with every shared access a preemption point
 (--sync-only: only the pthread calls) under --strategy (optimal DPOR
 by default, falling back to the dpor strategy where explore's does), for at most
 --budget each, and reports per program: a bug (with its message),
@@ -124,13 +124,13 @@ func runSuite(cmd *cobra.Command, dir string, o suiteOptions) error {
 	}
 	var srcs []string
 	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".c") {
+		if !e.IsDir() && (strings.HasSuffix(e.Name(), ".c") || sdk.IsCxx(e.Name())) {
 			srcs = append(srcs, e.Name())
 		}
 	}
 	sort.Strings(srcs)
 	if len(srcs) == 0 {
-		return usageErr("suite: %s holds no .c file", dir)
+		return usageErr("suite: %s holds no .c, .cc, .cpp or .cxx file", dir)
 	}
 	out := o.keep
 	if out == "" {
@@ -154,7 +154,7 @@ func runSuite(cmd *cobra.Command, dir string, o suiteOptions) error {
 		fmt.Fprintf(w, "%d programs in %s: %s, %s as PPs, %s each\neach %s\n", len(srcs), dir, o.strategy, pps, o.budget, doc.Build)
 	}
 	for _, src := range srcs {
-		p := suiteProgram(cmd.Context(), filepath.Join(dir, src), filepath.Join(out, strings.TrimSuffix(src, ".c")+".elf"), o)
+		p := suiteProgram(cmd.Context(), filepath.Join(dir, src), filepath.Join(out, strings.TrimSuffix(src, filepath.Ext(src))+".elf"), o)
 		p.Source = src
 		doc.Programs = append(doc.Programs, p)
 		doc.Totals[p.Result]++

@@ -8,22 +8,24 @@ import (
 	"testing"
 )
 
-// TestSuite: suite builds and explores every C file of a directory: a
-// program with a bug (misuse: a thread joined twice), a correct one
-// (readers(2), the default size), one with opposite lock orders that
-// deadlocks only in some interleavings, and one that does not compile;
+// TestSuite: suite builds and explores every C and C++ file of a
+// directory: a program with a bug (misuse: a thread joined twice), a
+// correct one (readers(2), the default size), one with opposite lock
+// orders that deadlocks only in some interleavings, one that does not
+// compile, and a C++ one (peterson(1) with std::thread, its 310 traces);
 // the exit code is the bug's, and an empty directory is a usage error.
 // One creates more threads than the default limit: "limit", not a bug;
 // with --max-threads 2 the correct readers(2) is one too (exit 3).
 func TestSuite(t *testing.T) {
 	dir := t.TempDir()
 	for name, src := range map[string]string{
-		"a_misuse.c":   "../fixtures/src/posix/misuse.c",
-		"b_readers.c":  "../fixtures/src/posix/readers.c",
-		"d_locked.c":   "../fixtures/src/small/posix_locked.c",
-		"c_deadlock.c": "",
-		"e_broken.c":   "",
-		"f_many.c":     "",
+		"a_misuse.c":    "../fixtures/src/posix/misuse.c",
+		"b_readers.c":   "../fixtures/src/posix/readers.c",
+		"d_locked.c":    "../fixtures/src/small/posix_locked.c",
+		"c_deadlock.c":  "",
+		"e_broken.c":    "",
+		"f_many.c":      "",
+		"g_peterson.cc": "../fixtures/src/cxx/peterson.cc",
 	} {
 		var b []byte
 		var err error
@@ -64,7 +66,7 @@ int main(void) { static pthread_t t[300]; pthread_mutex_lock(&m); for (int i = 0
 	if doc.ProgramOpt != "-O0" || doc.SDKOpt != "-O1" || !strings.Contains(doc.Build, "--cflag -O1") {
 		t.Errorf("suite builds as cc does, and says it: program_opt %q, sdk_opt %q, build %q", doc.ProgramOpt, doc.SDKOpt, doc.Build)
 	}
-	want := map[string]string{"a_misuse.c": "bug", "b_readers.c": "verified", "c_deadlock.c": "bug", "d_locked.c": "verified", "e_broken.c": "build error", "f_many.c": "limit"}
+	want := map[string]string{"a_misuse.c": "bug", "b_readers.c": "verified", "c_deadlock.c": "bug", "d_locked.c": "verified", "e_broken.c": "build error", "f_many.c": "limit", "g_peterson.cc": "verified"}
 	if len(doc.Programs) != len(want) {
 		t.Fatalf("%d programs: %+v", len(doc.Programs), doc.Programs)
 	}
@@ -78,6 +80,9 @@ int main(void) { static pthread_t t[300]; pthread_mutex_lock(&m); for (int i = 0
 	}
 	if p := doc.Programs[2]; p.Message == "" || p.Message[:9] != "deadlock:" {
 		t.Errorf("c_deadlock.c: %q, want a deadlock", p.Message)
+	}
+	if p := doc.Programs[6]; p.Interleavings != 310 {
+		t.Errorf("peterson.cc(1): %d interleavings, want its 310 traces", p.Interleavings)
 	}
 	if p := doc.Programs[5]; !strings.Contains(p.Message, "thread limit: creating a thread would exceed 256 live threads (--max-threads raises it)") {
 		t.Errorf("f_many.c: %q, want the thread limit", p.Message)
