@@ -75,3 +75,42 @@ func TestCxxBuildErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCxxStandardFlag: a --cflag -std= applies to the sources of its
+// language only: -std=c++20 builds a program of C and C++ sources (the
+// SDK's C among them) with C++20 (std::memory_order::seq_cst), and
+// -std=c11 leaves its C++ sources at the compiler's default.
+func TestCxxStandardFlag(t *testing.T) {
+	needClang(t)
+	isolateCache(t)
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	c := write("a.c", "int bump(void);\nint main(void) { return bump() - 1; }\n")
+	cc := write("b.cc", "#include <atomic>\nstatic std::atomic<int> n;\nextern \"C\" int bump() { return n.fetch_add(1, std::memory_order::seq_cst) + 1; }\n")
+	if err := Build(Options{Sources: []string{c, cc}, Output: filepath.Join(dir, "a.elf"), Dir: dir, CFlags: []string{"-std=c++20"}}); err != nil {
+		t.Fatalf("-std=c++20: %v", err)
+	}
+	err := Build(Options{Sources: []string{c, cc}, Output: filepath.Join(dir, "b.elf"), Dir: dir, CFlags: []string{"-std=c11"}})
+	if err == nil || !strings.Contains(err.Error(), "no member named 'seq_cst'") {
+		t.Errorf("-std=c11: %v, want b.cc built at the default C++ standard", err)
+	}
+	for _, c := range []struct {
+		flags []string
+		cxx   bool
+		want  string
+	}{
+		{[]string{"-std=c++20", "-DN=2", "-std=c11"}, true, "-std=c++20 -DN=2"},
+		{[]string{"-std=c++20", "-DN=2", "-std=c11"}, false, "-DN=2 -std=c11"},
+		{[]string{"-std=gnu++17", "-std=gnu11"}, true, "-std=gnu++17"},
+	} {
+		if got := strings.Join(langFlags(c.flags, c.cxx), " "); got != c.want {
+			t.Errorf("langFlags(%v, %v) = %q, want %q", c.flags, c.cxx, got, c.want)
+		}
+	}
+}

@@ -180,6 +180,21 @@ func IsCxx(src string) bool {
 // taken for a builtin, as -ffreestanding implies for C.
 var CxxFlags = []string{"-fno-exceptions", "-fno-rtti", "-nostdinc++", "-fno-builtin"}
 
+// langFlags are the flags of cflags for a source of one language: a
+// -std= of the other language's (-std=c++20 for a C source, -std=c11
+// for a C++ one) is left out, so that one --cflag -std=... sets the
+// standard of the sources it can apply to, the SDK's C included.
+func langFlags(cflags []string, cxx bool) []string {
+	var out []string
+	for _, f := range cflags {
+		if std, ok := strings.CutPrefix(f, "-std="); ok && (strings.Contains(std, "++") != cxx) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 // CxxHeaders are the C++ library headers of the SDK (include/c++).
 var CxxHeaders = []string{"<atomic>", "<thread>", "<mutex>", "<condition_variable>", "<new>", "<utility>",
 	"<type_traits>", "<cassert>", "<cstdio>", "<cstdlib>", "<cstring>", "<cstdint>", "<cstddef>", "<climits>", "<cstdarg>"}
@@ -429,7 +444,7 @@ func Build(opts Options) error {
 				inc = cxxIncs
 			}
 			args = append(args, inc...)
-			args = append(args, opts.CFlags...)
+			args = append(args, langFlags(opts.CFlags, IsCxx(u.src))...)
 			args = append(args, "-c")
 			if i < nlib {
 				u.obj, errs[i] = cachedCompile(cwd, opts.Output, u.src, u.obj, args, dirsOf(inc))
@@ -454,7 +469,7 @@ func Build(opts Options) error {
 	if cxx {
 		args = append(args, "-Wl,--wrap=main") // global constructors first (cxxrt's __wrap_main)
 	}
-	args = append(args, opts.CFlags...)
+	args = append(args, langFlags(opts.CFlags, false)...)
 	args = append(args, "-o", output)
 	for _, u := range units {
 		args = append(args, u.obj)
