@@ -36,11 +36,12 @@ func TestCxxTraceCounts(t *testing.T) {
 
 // TestCxxPrograms: the C++ fixtures of the library verify with every
 // shared access a PP, under both strategies with the same traces (the
-// two algorithms agree on the count), and the buggy ones fail with their
+// two algorithms agree on the count; thread_args has the count its
+// independent parts multiply to), and the buggy ones fail with their
 // assertion: treiber_lost's lost push, terminate's joinable thread
 // destroyed (std::terminate).
 func TestCxxPrograms(t *testing.T) {
-	for _, name := range []string{"atomics", "condvar", "treiber", "statics"} {
+	for _, name := range []string{"atomics", "condvar", "treiber", "statics", "thread_args"} {
 		var counts []int
 		for _, strategy := range []string{"optimal", "dpor"} {
 			res, _, _ := exploreEveryAccess(t, "../fixtures/bin/cxx/"+name+".elf", 0, strategy)
@@ -51,6 +52,12 @@ func TestCxxPrograms(t *testing.T) {
 		}
 		if counts[0] != counts[1] || counts[0] < 2 {
 			t.Errorf("cxx/%s: %d traces under optimal DPOR, %d under dpor", name, counts[0], counts[1])
+		}
+		// thread_args: three threads add to one atomic (3! orders), two
+		// deposit under one mutex (2), two call_once (2); the rest is
+		// each thread's own.
+		if name == "thread_args" && counts[0] != 6*2*2 {
+			t.Errorf("cxx/thread_args: %d traces, want 24", counts[0])
 		}
 	}
 	for _, c := range []struct{ name, msg string }{

@@ -196,7 +196,7 @@ func langFlags(cflags []string, cxx bool) []string {
 }
 
 // CxxHeaders are the C++ library headers of the SDK (include/c++).
-var CxxHeaders = []string{"<atomic>", "<thread>", "<mutex>", "<condition_variable>", "<new>", "<utility>",
+var CxxHeaders = []string{"<atomic>", "<thread>", "<mutex>", "<condition_variable>", "<functional>", "<new>", "<utility>",
 	"<type_traits>", "<cassert>", "<cstdio>", "<cstdlib>", "<cstring>", "<cstdint>", "<cstddef>", "<climits>", "<cstdarg>"}
 
 // errNoClang is what Build says when the toolchain is missing.
