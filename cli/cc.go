@@ -15,7 +15,7 @@ func newCCCmd() *cobra.Command {
 	var opts sdk.Options
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "cc -o PROGRAM.elf SOURCE.c|.cc [SOURCE...]",
+		Use:   "cc -o PROGRAM.elf SOURCE.c|.i|.cc [SOURCE...]",
 		Short: "Build a guest test program against the SDK (needs clang and ld.lld)",
 		Long: `cc compiles C (and .S) sources for the guest: RV64IMA, freestanding, with the
 SDK's Pebbles-compatible headers, crt0 and libc, linked with the reference
@@ -24,6 +24,10 @@ holding your own thread library's .c files (--lib DIR), or the reference
 library with some of its files replaced by yours (--overlay DIR: each .c
 or .S file of DIR replaces the reference file of the same name, the others
 are added, and DIR's headers come first).
+
+A .i source (preprocessed C, as SV-COMP's tasks are) is preprocessed
+again; glibc's x86-only regparm attribute is dropped and the glibc
+functions such a program calls (__assert_fail) are provided.
 
 C++ sources (.cc, .cpp, .cxx) are compiled without exceptions or RTTI
 against the SDK's own C++ library: <atomic>, <thread>, <mutex>,

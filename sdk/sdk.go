@@ -66,7 +66,7 @@ import (
 	"sync"
 )
 
-//go:embed include lib posix thrlib cxxrt linker.ld
+//go:embed include lib posix thrlib cxxrt glibc linker.ld
 var files embed.FS
 
 // Options says what to build.
@@ -127,9 +127,22 @@ func (o Options) OptLevels() (program, lib string) {
 }
 
 // posixHeaders are the headers whose functions live in posix/, the
-// SV-COMP functions a program may declare itself without verifier.h, and
-// the stdio additions of posix/include/stdio.h.
-var posixHeaders = regexp.MustCompile(`(?m)^\s*#\s*include\s*[<"](pthread|verifier)\.h[>"]|\b__VERIFIER_\w+\s*\(|\b(stderr|stdout|fprintf|sscanf|fputs|fputc)\b`)
+// SV-COMP functions a program may declare itself without verifier.h, the
+// stdio additions of posix/include/stdio.h, and a call of a pthread
+// function (a program preprocessed against glibc's headers has no
+// #include left).
+var posixHeaders = regexp.MustCompile(`(?m)^\s*#\s*include\s*[<"](pthread|verifier)\.h[>"]|\b__VERIFIER_\w+\s*\(|\b(stderr|stdout|fprintf|sscanf|fputs|fputc)\b|\bpthread_[a-z_]+\s*\(`)
+
+// glibcEntries are the functions of glibc that a program preprocessed
+// against glibc's headers (SV-COMP's and SCTBench's .i files) calls
+// where its macros expanded, which glibc/ provides: assert's.
+var glibcEntries = regexp.MustCompile(`\b__assert(_fail|_perror_fail)?\s*\(`)
+
+// compatDefines are given to a program's own sources: glibc's x86
+// declarations in a preprocessed program (__attribute__ ((__regparm__
+// (1))), which clang refuses on RISC-V) lose the attribute. Unused, they
+// change nothing.
+var compatDefines = []string{"-D__regparm__(n)="}
 
 // localInclude matches an #include "file" line (a header of the program's
 // own, next to the source).
@@ -138,7 +151,15 @@ var localInclude = regexp.MustCompile(`(?m)^\s*#\s*include\s*"([^"]+)"`)
 // usesPosix reports whether a C source, or a header of its own that it
 // includes ("file", next to it, at any depth), includes a POSIX-threads
 // header, calls an SV-COMP function, or uses the POSIX stdio additions.
-func usesPosix(path string) bool {
+func usesPosix(path string) bool { return uses(path, posixHeaders) }
+
+// usesGlibc reports whether a C source (or a header of its own) calls
+// one of glibc's functions that glibc/ provides.
+func usesGlibc(path string) bool { return uses(path, glibcEntries) }
+
+// uses reports whether a source, or a header of its own that it includes
+// ("file", next to it, at any depth), matches re.
+func uses(path string, re *regexp.Regexp) bool {
 	seen := map[string]bool{}
 	var uses func(p string) bool
 	uses = func(p string) bool {
@@ -150,7 +171,7 @@ func usesPosix(path string) bool {
 		if err != nil {
 			return false
 		}
-		if posixHeaders.Match(b) {
+		if re.Match(b) {
 			return true
 		}
 		for _, m := range localInclude.FindAllSubmatch(b, -1) {
@@ -162,6 +183,9 @@ func usesPosix(path string) bool {
 	}
 	return uses(path)
 }
+
+// isC reports whether a source is C: .c, or .i (preprocessed).
+func isC(src string) bool { return strings.HasSuffix(src, ".c") || strings.HasSuffix(src, ".i") }
 
 // IsCxx reports whether a source is C++, by its extension (.cc, .cpp,
 // .cxx).
@@ -311,13 +335,20 @@ func Build(opts Options) error {
 			return err
 		}
 		srcs = append(srcs, libc...)
+		glibc := false
 		for _, src := range opts.Sources {
 			if !filepath.IsAbs(src) {
 				src = filepath.Join(absDir, src)
 			}
-			if strings.HasSuffix(src, ".c") && usesPosix(src) {
+			if isC(src) && usesPosix(src) {
 				opts.Posix = true
 			}
+			if isC(src) && usesGlibc(src) {
+				glibc = true
+			}
+		}
+		if glibc {
+			srcs = append(srcs, path.Join(root, "glibc", "glibc.c"))
 		}
 		if cxx {
 			// The C++ runtime, and the POSIX threads under <thread>.
@@ -449,6 +480,12 @@ func Build(opts Options) error {
 			if i < nlib {
 				u.obj, errs[i] = cachedCompile(cwd, opts.Output, u.src, u.obj, args, dirsOf(inc))
 				return
+			}
+			args = append(args, compatDefines...)
+			if strings.HasSuffix(u.src, ".i") {
+				// Preprocessed already, but run through the
+				// preprocessor again for compatDefines.
+				args = append(args, "-x", "c")
 			}
 			errs[i] = clang(cwd, opts.Output, append(args, "-o", u.obj, u.src))
 			if errs[i] != nil && IsCxx(u.src) && strings.Contains(errs[i].Error(), "file not found") {
