@@ -426,10 +426,21 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 			k.scPCs[pc] = true
 		}
 	}
-	for _, f := range cfg.Filters {
-		if _, _, ok := k.syms.Lookup(f.Func); !ok {
-			return nil, fmt.Errorf("within/without function %q: no such function in the program", f.Func)
+	if len(cfg.Filters) > 0 {
+		// Each directive names its function as the stack's frames do
+		// (FuncAt): a C++ function given by its source name ("push"),
+		// or an alias, matches its frames.
+		filters := slices.Clone(cfg.Filters)
+		for i, f := range filters {
+			addr, _, ok := k.syms.Lookup(f.Func)
+			if !ok {
+				return nil, fmt.Errorf("within/without function %q: no such function in the program", f.Func)
+			}
+			if name, start, ok := k.syms.FuncAt(addr); ok && start == addr {
+				filters[i].Func = name
+			}
 		}
+		k.cfg.Filters = filters
 	}
 	if err := k.setupMain(); err != nil {
 		return nil, err

@@ -82,3 +82,51 @@ func TestWithinFilterOnRun(t *testing.T) {
 		}
 	}
 }
+
+// TestWithinSourceName: a directive may name a C++ function by its
+// source name ("push" for _ZL4pushi): with data-race PPs at every
+// instruction of push, "without push" leaves none of them, "within
+// push" keeps them all.
+func TestWithinSourceName(t *testing.T) {
+	f, _ := fixtures.Lookup("cxx/treiber_lost")
+	img := load(t, f)
+	k0, err := New(img, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, size, ok := k0.syms.Lookup("_ZL4pushi")
+	if !ok {
+		t.Fatal("no push in cxx/treiber_lost")
+	}
+	var pcs []uint64
+	for pc := start; pc < start+size; pc += 4 {
+		pcs = append(pcs, pc)
+	}
+	races := func(filters []Filter) int {
+		k, err := New(img, Config{DataRacePCs: pcs, Filters: filters})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := k.Play(schedule.Default{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, tr := range o.Transitions {
+			if tr.PP.Kind == record.PPDataRace {
+				n++
+			}
+		}
+		return n
+	}
+	all := races(nil)
+	if all == 0 {
+		t.Fatal("no data-race PP in push without directives")
+	}
+	if n := races([]Filter{{Func: "push"}}); n != 0 {
+		t.Errorf("without push: %d data-race PPs in push", n)
+	}
+	if n := races([]Filter{{Within: true, Func: "push(int)"}}); n != all {
+		t.Errorf("within push(int): %d data-race PPs, want all %d", n, all)
+	}
+}
