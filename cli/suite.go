@@ -58,8 +58,8 @@ func newSuiteCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "suite DIR",
 		Short: "Build and explore every C and C++ program of a directory (an external pthreads suite), one line each",
-		Long: `suite builds each .c file of DIR (and each C++ one: .cc, .cpp, .cxx; not its
-subdirectories) as one program with the SDK (POSIX threads, C11 atomics,
+		Long: `suite builds each .c file of DIR (and each preprocessed .i, and each C++ one:
+.cc, .cpp, .cxx; not its subdirectories) as one program with the SDK (POSIX threads, C11 atomics,
 the SV-COMP conventions, the C++ library; no P2 thread library), explores it with every shared access a preemption point
 (--sync-only: only the pthread calls) under --strategy (optimal DPOR
 by default, falling back to the dpor strategy where explore's does), for at most
@@ -124,13 +124,13 @@ func runSuite(cmd *cobra.Command, dir string, o suiteOptions) error {
 	}
 	var srcs []string
 	for _, e := range ents {
-		if !e.IsDir() && (strings.HasSuffix(e.Name(), ".c") || sdk.IsCxx(e.Name())) {
+		if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".c") || strings.HasSuffix(n, ".i") || sdk.IsCxx(n)) {
 			srcs = append(srcs, e.Name())
 		}
 	}
 	sort.Strings(srcs)
 	if len(srcs) == 0 {
-		return usageErr("suite: %s holds no .c, .cc, .cpp or .cxx file", dir)
+		return usageErr("suite: %s holds no .c, .i, .cc, .cpp or .cxx file", dir)
 	}
 	out := o.keep
 	if out == "" {

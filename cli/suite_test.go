@@ -12,7 +12,8 @@ import (
 // directory: a program with a bug (misuse: a thread joined twice), a
 // correct one (readers(2), the default size), one with opposite lock
 // orders that deadlocks only in some interleavings, one that does not
-// compile, and a C++ one (peterson(1) with std::thread, its 310 traces);
+// compile, a C++ one (peterson(1) with std::thread, its 310 traces), and
+// a preprocessed .i (glibc_assert: its lost increment);
 // the exit code is the bug's, and an empty directory is a usage error.
 // One creates more threads than the default limit: "limit", not a bug;
 // with --max-threads 2 the correct readers(2) is one too (exit 3).
@@ -26,6 +27,7 @@ func TestSuite(t *testing.T) {
 		"e_broken.c":    "",
 		"f_many.c":      "",
 		"g_peterson.cc": "../fixtures/src/cxx/peterson.cc",
+		"h_glibc.i":     "../fixtures/src/posix/glibc_assert.c",
 	} {
 		var b []byte
 		var err error
@@ -66,7 +68,7 @@ int main(void) { static pthread_t t[300]; pthread_mutex_lock(&m); for (int i = 0
 	if doc.ProgramOpt != "-O0" || doc.SDKOpt != "-O1" || !strings.Contains(doc.Build, "--cflag -O1") {
 		t.Errorf("suite builds as cc does, and says it: program_opt %q, sdk_opt %q, build %q", doc.ProgramOpt, doc.SDKOpt, doc.Build)
 	}
-	want := map[string]string{"a_misuse.c": "bug", "b_readers.c": "verified", "c_deadlock.c": "bug", "d_locked.c": "verified", "e_broken.c": "build error", "f_many.c": "limit", "g_peterson.cc": "verified"}
+	want := map[string]string{"a_misuse.c": "bug", "b_readers.c": "verified", "c_deadlock.c": "bug", "d_locked.c": "verified", "e_broken.c": "build error", "f_many.c": "limit", "g_peterson.cc": "verified", "h_glibc.i": "bug"}
 	if len(doc.Programs) != len(want) {
 		t.Fatalf("%d programs: %+v", len(doc.Programs), doc.Programs)
 	}
