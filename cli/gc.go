@@ -13,10 +13,10 @@ import (
 // in its environment: the heap may grow to five times what is live
 // between collections, instead of Go's default of twice. Exploration
 // allocates quickly and keeps little (a snapshot per node of the path,
-// the frontier): at Go's default the collector took a quarter of the CPU
-// on the DPOR families of BENCHMARKS.md ("Side by side with GenMC and
-// Nidhugg"), and at 400 the explorations there use 0.73-0.80 of the CPU
-// for a peak of 80-140 MB instead of 40-70.
+// the frontier): at 400, lastzero(11), readers(13) and peterson(3) use
+// 0.82, 0.83 and 0.88 of the CPU they use at Go's default, for a peak of
+// 78-135 MiB instead of 35-65 (BENCHMARKS.md, "Issue 40, fifth
+// session").
 const gcPercent = 400
 
 // tuneGC sets the collector for a model checker's run unless the user's
