@@ -437,7 +437,13 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			if x.opt.OnBranch != nil {
 				stop = x.opt.OnBranch(br)
 			}
-			if br.Limit != nil {
+			if br.Limit != nil && x.opt.PastLimits {
+				x.budgeted++
+				res.Budgeted = x.budgeted
+				if res.Limit == nil {
+					res.Limit, res.LimitChoices = br.Limit, append([]record.Choice(nil), br.Choices...)
+				}
+			} else if br.Limit != nil {
 				// No interleaving through that execution can be run: the
 				// state space cannot complete.
 				res.Limit, res.LimitChoices = br.Limit, append([]record.Choice(nil), br.Choices...)
@@ -667,6 +673,10 @@ func (x *Explorer) backtrack(d int) error {
 	return nil
 }
 
+// ExpiredEvery is how many steps of a branch run between two calls of
+// Options.Expired.
+const ExpiredEvery = 4096
+
 // runBranch runs from the deepest node to the end, first choosing pending
 // there if set, then the machine's default choices, and analyses the
 // branch.
@@ -729,6 +739,10 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 		x.pushNode(q, voluntary(tr.PP.Kind), pre)
 		if b := x.tooDeep(); b != nil {
 			br.Bug = b
+			break
+		}
+		if x.opt.Expired != nil && len(x.trs)%ExpiredEvery == 0 && x.opt.Expired() {
+			br.Budget = true
 			break
 		}
 	}

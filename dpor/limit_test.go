@@ -80,3 +80,67 @@ func TestCheckerLimitStops(t *testing.T) {
 		t.Errorf("StopCheckerLimit reads back as %q", ParseStop(StopCheckerLimit.String()))
 	}
 }
+
+// TestExpiredCutsABranch: Options.Expired is asked every ExpiredEvery
+// steps of a branch, and once it says so the branch ends there, as one
+// that ran out of budget (Branch.Budget, Result.Budgeted: not complete,
+// no verdict), which OnBranch sees: one execution of many steps keeps
+// the caller's time budget.
+func TestExpiredCutsABranch(t *testing.T) {
+	long := make([]op, 3*ExpiredEvery)
+	for i := range long {
+		long[i] = op{kind: opSet, v: 0, arg: int64(i)}
+	}
+	calls := 0
+	var seen []*Branch
+	x, err := New(newModel(long, []op{{kind: opSet, v: 1, arg: 1}}), Options{
+		Expired:  func() bool { calls++; return calls >= 2 },
+		OnBranch: func(b *Branch) Stop { seen = append(seen, b); return StopBudget },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := x.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 || len(seen) != 1 || !seen[0].Budget || res.Stopped != StopBudget || res.Budgeted != 1 || res.Complete {
+		t.Fatalf("Expired asked %d times, %d branches (budget %v); stopped %q, %d budgeted, complete %v",
+			calls, len(seen), len(seen) > 0 && seen[0].Budget, res.Stopped, res.Budgeted, res.Complete)
+	}
+	if n := res.Transitions; n != 2*ExpiredEvery {
+		t.Errorf("the branch ran %d steps, want %d (cut at the second question)", n, 2*ExpiredEvery)
+	}
+}
+
+// TestPastLimits: with Options.PastLimits an execution that goes past a
+// checker limit ends there and the exploration goes on to the end of the
+// tree (here three executions reach the limit), keeping the first limit
+// and counting each such execution as out of budget (no verdict); without
+// it the exploration stops at the first.
+func TestPastLimits(t *testing.T) {
+	prog := func() [][]op {
+		return [][]op{
+			{{kind: opSet, v: 1, arg: 1}, {kind: opSet, v: 0, arg: 1}},
+			{{kind: opAssert, v: 0, arg: 1}},
+			{{kind: opSet, v: 1, arg: 2}},
+		}
+	}
+	for _, past := range []bool{false, true} {
+		x, err := New(limitModel{newModel(prog()...)}, Options{PastLimits: past})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := x.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case !past && (res.Stopped != StopCheckerLimit || res.Budgeted != 0):
+			t.Errorf("without PastLimits: stopped %q, %d budgeted", res.Stopped, res.Budgeted)
+		case past && (res.Stopped != Continue || !res.Complete || res.Bug != nil || !res.Limit.IsLimit() || res.Budgeted != 3 || res.Executed <= res.Budgeted):
+			t.Errorf("past limits: stopped %q, complete %v, bug %v, limit %v, %d budgeted of %d executions",
+				res.Stopped, res.Complete, res.Bug, res.Limit, res.Budgeted, res.Executed)
+		}
+	}
+}

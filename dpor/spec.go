@@ -78,6 +78,18 @@ type Options struct {
 	// still at its end; a reason other than Continue stops the
 	// exploration there with that reason.
 	OnBranch func(*Branch) Stop
+	// PastLimits goes on after an execution that went past a checker
+	// limit (Branch.Limit) instead of stopping: that execution ends
+	// there, as one out of budget does (Result.Budgeted: no verdict of
+	// verified), and Result.Limit keeps the first. For bug hunting: the
+	// other executions may reach a bug before the limit.
+	PastLimits bool
+	// Expired, when set, is asked every ExpiredEvery steps of a branch:
+	// true ends the branch there, as one whose execution ran out of
+	// budget (Branch.Budget: not a complete interleaving, and no
+	// verdict), and OnBranch then sees it. A single execution of millions
+	// of steps thus keeps the caller's time budget.
+	Expired func() bool
 	// Judge, when set, sees every interleaving that ended without a bug,
 	// after the strategy has chosen the alternatives (so that a bug it
 	// returns adds none: the interleaving was not cut short), and may
