@@ -243,6 +243,19 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 	if res.Caveat != "" {
 		fmt.Fprintf(stderr, "landslide: warning: %s\n", res.Caveat)
 	}
+	if res.NondetSampled {
+		fmt.Fprintf(stderr, "landslide: warning: a __VERIFIER_nondet call took its values from a domain cut below its type's (LANDSLIDE_NONDET_MIN/MAX), or a condition wait's second spurious wake-up was not explored: the exploration covered a sample of the inputs\n")
+	}
+	if res.SetAside > 0 {
+		fmt.Fprintf(stderr, "landslide: warning: %d executions reached reach_error only by running a thread inside another's atomic section, which SV-COMP's semantics excludes: explored past, not reported\n", res.SetAside)
+	}
+	if res.SVCOMP {
+		v, why := check.SVCOMPVerdict(r)
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		fmt.Fprintf(stderr, "landslide: SV-COMP verdict (unreach-call): %s%s\n", v, why)
+	}
 	var files []string
 	var writeErr error
 	if res.Trace != nil {

@@ -27,6 +27,7 @@ type ppFlags struct {
 	maxMemory  sizeFlag
 	waitAll    bool
 	thesisLoop bool
+	svcomp     bool
 
 	// testConfig is set by config: the program's LANDSLIDE_CONFIG
 	// directives it applied (none when --within, --without or
@@ -48,6 +49,7 @@ func (f *ppFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&f.maxThread, "max-threads", 0, fmt.Sprintf("live threads at once; more is a limit of the checker, not a bug (default %d)", check.DefaultMaxThreads))
 	fl.Var(&f.maxMemory, "max-memory", fmt.Sprintf("guest memory (heap, new_pages, pthread stacks of 256 KiB each) as bytes or with K, M, G; more is a limit of the checker, not a bug (default %s)", check.FormatSize(check.DefaultMaxMemory)))
 	fl.BoolVar(&f.thesisLoop, "thesis-heuristics", false, "block spinning threads by the thesis's counters (10 yields, 20 atomics) instead of the spin-loop rule, as the thesis's figures were made: they can drop legal executions, so the verdict is no verification")
+	fl.BoolVar(&f.svcomp, "svcomp", false, "SV-COMP's conventions: calling reach_error or __VERIFIER_error is the bug; abort, a failed assert of glibc's, a failed assume and a deadlock end the execution without one; __VERIFIER_atomic sections run atomically; a condition wait may wake spuriously (use with --every-access)")
 	fl.BoolVar(&f.waitAll, "wait-for-threads", false, "returning from main ends the main thread only; the program ends with its last thread (Nidhugg's and GenMC's convention; POSIX ends the process)")
 }
 
@@ -55,7 +57,7 @@ func (f *ppFlags) register(fl *pflag.FlagSet) {
 // was given.
 func (f *ppFlags) request(ppChanged bool) check.PPRequest {
 	r := check.PPRequest{DataRacePPs: f.races, DataRaceFuncs: f.raceFuncs, Within: f.within, Without: f.without,
-		NoTestConfig: f.noTestCfg, Everywhere: f.everywhere, EveryAccess: f.everyAcc, MaxInstructions: f.maxInstr, MaxPPs: f.maxPPs, MaxThreads: f.maxThread, MaxMemory: uint64(f.maxMemory), WaitForThreads: f.waitAll, ThesisHeuristics: f.thesisLoop}
+		NoTestConfig: f.noTestCfg, Everywhere: f.everywhere, EveryAccess: f.everyAcc, MaxInstructions: f.maxInstr, MaxPPs: f.maxPPs, MaxThreads: f.maxThread, MaxMemory: uint64(f.maxMemory), WaitForThreads: f.waitAll, ThesisHeuristics: f.thesisLoop, SVCOMP: f.svcomp}
 	if ppChanged {
 		r.PPs = splitList(f.pps)
 	}

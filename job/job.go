@@ -99,6 +99,10 @@ type Hooks struct {
 	// Wanted, when set, says which bugs the job looks for
 	// (dpor.Options.Wanted): the others are explored past.
 	Wanted func(*record.Bug) bool
+	// PastLimits: an execution that goes past a checker limit ends
+	// there and the exploration goes on (dpor.Options.PastLimits), for
+	// bug hunting; the job is then never verified.
+	PastLimits bool
 }
 
 // Step is what Control sees of one interleaving.
@@ -157,6 +161,19 @@ type Result struct {
 	// SpecOrders is the number of orders of the calls the sequential
 	// specification has (with Linearizability).
 	SpecOrders int
+	// NondetSampled: an execution called a __VERIFIER_nondet function
+	// whose domain the build cut below its type's, or made a condition
+	// wait whose spurious wake-up was not explored
+	// (kernel.Kernel.Sampled): the exploration covered a sample of the
+	// values (counted in this process only).
+	NondetSampled bool
+	// SetAside counts the violations (record.BugReachError) found, in
+	// SV-COMP mode, on traces that ran a thread inside another's atomic
+	// section (kernel.AtomicBrokenDetail): SV-COMP's semantics may not
+	// allow them, so the exploration went past them (in this process).
+	SetAside int
+	// SVCOMP: the exploration ran in SV-COMP mode (kernel.Config.SVCOMP).
+	SVCOMP bool
 }
 
 // RaceReport is a data-race candidate with both accesses' stacks.
@@ -241,7 +258,11 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 	// its state that of the last interleaving, and the cause says which.
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	opt := dpor.Options{Spec: cfg.Spec.Spec, Now: now, Wanted: cfg.Wanted}
+	opt := dpor.Options{Spec: cfg.Spec.Spec, Now: now, Wanted: cfg.Wanted, PastLimits: cfg.PastLimits}
+	setAside := 0
+	if cfg.Spec.Kernel.SVCOMP {
+		opt.Wanted = svcompWanted(cfg.Wanted, &setAside)
+	}
 	if !cfg.Spec.Kernel.ThesisHeuristics {
 		// The depth heuristic (a branch 20× deeper than the completed
 		// ones is an infinite loop, thesis §3.4.6 (a)) reports a bug
@@ -259,6 +280,9 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 			return nil, err
 		}
 		opt.Judge, orders = lineupJudge(spec), spec.Orders()
+	}
+	if cfg.Budget > 0 {
+		opt.Expired = func() bool { return now() >= cfg.Budget }
 	}
 	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
 		if cfg.Budget > 0 && now() >= cfg.Budget {
@@ -320,7 +344,7 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 		res.Caveat += kernel.ThesisHeuristicsCaveat
 	}
 	out := &Result{Result: res, Elapsed: now(), PPSet: DescribePPs(j.k, cfg), Syms: j.syms,
-		SharedStack: j.k.SharedStackSeen(), SpecOrders: orders}
+		SharedStack: j.k.SharedStackSeen(), SpecOrders: orders, NondetSampled: j.k.Sampled(), SetAside: setAside, SVCOMP: cfg.Spec.Kernel.SVCOMP}
 	// An execution that ran out of instructions did not end: what it
 	// would have done was not explored.
 	out.Verified = res.Complete && res.Bug == nil && res.Budgeted == 0
@@ -675,4 +699,19 @@ func otherThread(trs []*record.Transition, i int, pc uint64) (record.TID, int, b
 		}
 	}
 	return 0, -1, false
+}
+
+// svcompWanted is the Wanted of an exploration in SV-COMP mode: a
+// violation found on a trace that ran a thread inside another's atomic
+// section (kernel.AtomicBrokenDetail), which SV-COMP's semantics may not
+// allow, is explored past and counted in *setAside; the others go to
+// wanted (every bug when nil).
+func svcompWanted(wanted func(*record.Bug) bool, setAside *int) func(*record.Bug) bool {
+	return func(b *record.Bug) bool {
+		if b.Kind == record.BugReachError && slices.ContainsFunc(b.Details, func(d record.Detail) bool { return d.Title == kernel.AtomicBrokenDetail }) {
+			*setAside++
+			return false
+		}
+		return wanted == nil || wanted(b)
+	}
 }

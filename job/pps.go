@@ -38,6 +38,8 @@ type PPRequest struct {
 	// the program ends with its last thread (Nidhugg's and GenMC's
 	// convention; kernel.Config.WaitForThreads).
 	WaitForThreads bool
+	// SVCOMP: SV-COMP's conventions (kernel.Config.SVCOMP).
+	SVCOMP bool
 	// ThesisHeuristics: the thesis's loop heuristics in place of the
 	// spin-loop rule (kernel.Config.ThesisHeuristics): no verification.
 	ThesisHeuristics bool
@@ -71,7 +73,7 @@ func ResolvePPs(image []byte, r PPRequest) (ResolvedPPs, error) {
 		return out, err
 	}
 	syms := img.Symbols
-	cfg := kernel.Config{MaxInstructions: r.MaxInstructions, MaxPPs: r.MaxPPs, MaxThreads: r.MaxThreads, MaxMemory: r.MaxMemory, Args: r.Args, WaitForThreads: r.WaitForThreads, ThesisHeuristics: r.ThesisHeuristics}
+	cfg := kernel.Config{MaxInstructions: r.MaxInstructions, MaxPPs: r.MaxPPs, MaxThreads: r.MaxThreads, MaxMemory: r.MaxMemory, Args: r.Args, WaitForThreads: r.WaitForThreads, ThesisHeuristics: r.ThesisHeuristics, SVCOMP: r.SVCOMP}
 	if r.PPs != nil {
 		cfg.SyncPPs = []string{}
 		for _, p := range r.PPs {
@@ -245,6 +247,12 @@ func ReplayCommand(s Spec, cs []record.Choice) string {
 	}
 	if s.WeakAtomicity {
 		b.WriteString(" --weak-atomicity")
+	}
+	if k.WaitForThreads {
+		b.WriteString(" --wait-for-threads")
+	}
+	if k.SVCOMP {
+		b.WriteString(" --svcomp")
 	}
 	fmt.Fprintf(&b, " --schedule %s", schedule.Format(cs))
 	if len(k.Args) > 1 {

@@ -153,6 +153,10 @@ func (k *Kernel) fault(s cpu.Stop) {
 
 // deadlock reports that no live thread can run.
 func (k *Kernel) deadlock() {
+	if k.cfg.SVCOMP {
+		k.st.ended = true // an end state: no error is reachable from it (svcomp.go)
+		return
+	}
 	msg := "threads %s are all blocked and none can wake the others"
 	if len(k.st.threads) == 1 {
 		msg = "thread %s is blocked and no other thread exists to wake it"
@@ -403,6 +407,10 @@ func (k *Kernel) wakeWaiters(addr, size uint64) {
 
 // spinDeadlock reports threads that all spin in yield loops.
 func (k *Kernel) spinDeadlock() {
+	if k.cfg.SVCOMP {
+		k.st.ended = true
+		return
+	}
 	k.threadsBug(fmt.Sprintf("threads %%s all wait in yield loops for each other (each yielded %d+ times with no other progress for %d preemption points; thesis §3.4.6)",
 		TooManyYields, DeadlockFPMaxAttempts), func(t *thread) string {
 		what := fmt.Sprintf("spins (%d yields without progress)", t.yields)

@@ -90,6 +90,13 @@ const lineupTag = 'L'
 // read as before).
 const exposedTag = 'X'
 
+// atomicTag starts the SV-COMP atomic sections' state (svcomp.go),
+// present only when a thread is in one or has a pending atomic frame, or
+// an execution interleaved one (a later addition: states without it read
+// as before): the atomicBroken flag, then per thread its depth, frames
+// (return address, sp, begin flag) and spurious flag.
+const atomicTag = 'V'
+
 // spinTag starts the spin-loop rule's state (spin.go), the last part of
 // every version 2 state. Per thread: spinning, spinPC, spinDirty, then
 // its window, newest state first: a count, then per state its pc,
@@ -348,6 +355,21 @@ func (k *Kernel) EncodeCheckpoint(s record.Snapshot) (*Checkpoint, error) {
 			}
 		}
 	}
+	if st.atomicBroken || slices.ContainsFunc(st.threads, func(t *thread) bool { return t.atomic != 0 || len(t.atomicFrames) > 0 || t.spurious }) {
+		w.b = append(w.b, atomicTag)
+		w.flag(st.atomicBroken)
+		for i := range st.threads {
+			t := st.threads[i]
+			w.u(uint64(t.atomic))
+			w.u(uint64(len(t.atomicFrames)))
+			for _, f := range t.atomicFrames {
+				w.u(f.ret)
+				w.u(f.sp)
+				w.flag(f.begin)
+			}
+			w.flag(t.spurious)
+		}
+	}
 	{
 		w.b = append(w.b, spinTag)
 		for i := range st.threads {
@@ -398,6 +420,9 @@ func (k *Kernel) DecodeCheckpoint(c *Checkpoint) (record.Snapshot, error) {
 	}
 	for _, t := range sn.st.threads {
 		for _, f := range t.calls {
+			k.cpu.SetBreakpoint(f.ret)
+		}
+		for _, f := range t.atomicFrames {
 			k.cpu.SetBreakpoint(f.ret)
 		}
 	}
@@ -659,6 +684,26 @@ func (k *Kernel) decodeState(b []byte) (*snapshot, []pageRun, error) {
 				}
 				t.exposed[j], prev = x, x.hi
 			}
+		}
+	}
+	if r.err == nil && len(r.b) > 0 && r.b[0] == atomicTag {
+		r.take(1)
+		st.atomicBroken = r.flag()
+		for i := range st.threads {
+			t := st.threads[i]
+			if d := r.u(); d > maxSyncFrames {
+				r.fail("thread %d: atomic depth %d", t.tid, d)
+			} else {
+				t.atomic = int32(d)
+			}
+			if t.atomicFrames = mk[atomicFrame](r.count(3)); len(t.atomicFrames) > maxSyncFrames {
+				r.fail("thread %d: %d atomic frames, more than %d", t.tid, len(t.atomicFrames), maxSyncFrames)
+				break
+			}
+			for j := range t.atomicFrames {
+				t.atomicFrames[j] = atomicFrame{ret: r.u(), sp: r.u(), begin: r.flag()}
+			}
+			t.spurious = r.flag()
 		}
 	}
 	if r.err == nil && (len(r.b) == 0 || r.b[0] != spinTag) {
@@ -926,6 +971,9 @@ func (k *Kernel) configDigest() [8]byte {
 	}
 	if c.WaitForThreads {
 		w.str("wait-for-threads")
+	}
+	if c.SVCOMP {
+		w.str("svcomp")
 	}
 	sum := sha256.Sum256(w.b)
 	return [8]byte(sum[:8])

@@ -20,7 +20,7 @@ var checkpointFixtures = []string{
 	"ref/paradise_lost", "ref/mutex_test", "ref/thr_exit_join", "uaf_exit/thr_exit_join",
 	"small/cond_predicate", "small/abba_deadlock", "ref/yield_loop_ok", "ref/realloc_race",
 	"bugs/removed_pages", "bugs/double_free", "posix/sync_ok", "lockfree/treiber_aba",
-	"spin/ttas", "posix/stack_share",
+	"spin/ttas", "posix/stack_share", "posix/svcomp_sections",
 }
 
 func fixtureImage(t testing.TB, name string) []byte {
@@ -162,6 +162,12 @@ func (f features) note(st *state) {
 		}
 		if t.spinning {
 			f["spinning"]++
+		}
+		if t.atomic > 0 {
+			f["atomic section"]++
+		}
+		if len(t.atomicFrames) > 0 {
+			f["atomic frames"]++
 		}
 	}
 	if st.lineupCalls > 0 {
@@ -312,12 +318,19 @@ func TestCheckpointRoundTrip(t *testing.T) {
 				// The thesis's loop heuristics keep state of their own
 				// (yield counters, the stuck count): run half the
 				// choosers under them.
-				cfg := Config{ThesisHeuristics: ci%2 == 1, EveryAccess: strings.HasPrefix(name, "spin/")}
+				sv := strings.HasPrefix(name, "posix/svcomp")
+				cfg := Config{ThesisHeuristics: ci%2 == 1, EveryAccess: strings.HasPrefix(name, "spin/") || sv, SVCOMP: sv}
 				ref, k, snaps := snapshots(t, img, cfg, ch)
 				// Every depth of short runs, about 12 of long ones, and the end.
 				var depths []int
 				for i := 0; i < len(snaps)-1; i += max(1, len(snaps)/12) {
 					depths = append(depths, i)
+				}
+				for i := range snaps[:len(snaps)-1] {
+					// And every state inside an SV-COMP atomic section.
+					if slices.ContainsFunc(snaps[i].st.threads, func(t *thread) bool { return t.atomic > 0 }) && !slices.Contains(depths, i) {
+						depths = append(depths, i)
+					}
 				}
 				for _, i := range append(depths, len(snaps)-1) {
 					seen.note(&snaps[i].st)
@@ -333,7 +346,8 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	t.Logf("state features round-tripped: %v", seen)
 	for _, f := range []string{"sync frames", "mutex waiter", "yield counter", "at breakpoint", "descheduled",
 		"quarantine", "free list", "reused slot", "removed region", "bug details", "no current thread", "stuck",
-		"pthread waiter", "at a pthread call", "pthread records", "lineup calls", "spin window", "spin locations", "spinning"} {
+		"pthread waiter", "at a pthread call", "pthread records", "lineup calls", "spin window", "spin locations", "spinning",
+		"atomic section", "atomic frames"} {
 		if seen[f] == 0 {
 			t.Errorf("no snapshot had %s: the fixtures no longer cover it", f)
 		}
@@ -850,6 +864,29 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 	f.Add(uint8(len(seeds)), c.State)
 	seeds = append(seeds, c)
 	decoders = append(decoders, newKernel(f, dimg, dcfg))
+	// And one inside an SV-COMP atomic section (the 'V' part): the
+	// worker stopped at the nondet call inside it.
+	simg := fixtureImage(f, "posix/svcomp_sections")
+	scfg := Config{EveryAccess: true, SVCOMP: true}
+	ks := newKernel(f, simg, scfg)
+	for inside := false; !inside; {
+		if ended, _ := ks.Ended(); ended {
+			f.Fatal("posix/svcomp_sections ended without stopping inside its atomic section")
+		}
+		// The highest thread first: the worker, once it exists.
+		run := ks.Runnable()
+		tr, err := ks.Step(record.Choice{Thread: run[len(run)-1]})
+		if err != nil {
+			f.Fatal(err)
+		}
+		inside = tr.PP.Kind == record.PPNondet && slices.ContainsFunc(ks.st.threads, func(t *thread) bool { return t.atomic > 0 })
+	}
+	if c, err = ks.EncodeCheckpoint(ks.Snapshot()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint8(len(seeds)), c.State)
+	seeds = append(seeds, c)
+	decoders = append(decoders, newKernel(f, simg, scfg))
 	f.Fuzz(func(t *testing.T, which uint8, state []byte) {
 		i := int(which) % len(seeds)
 		c := &Checkpoint{State: state, Pages: seeds[i].Pages}

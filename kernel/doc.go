@@ -44,6 +44,13 @@
 // main only. An execution with a thread stopped by __VERIFIER_assume(0)
 // ends blocked (record.Blocker).
 //
+// SV-COMP's conventions (Config.SVCOMP, svcomp.go): entering reach_error
+// is the bug; abort, glibc's failed assert and a failed assume end the
+// program as an exit does, without a bug, and a deadlock is an end
+// state; __VERIFIER_atomic sections run without access or configured
+// PPs; the PP before a condition wait takes a second value, a spurious
+// wake-up.
+//
 // State split (thesis §3.3 "time travel"). Everything that a snapshot must
 // restore lives in the state struct (threads, heap metadata, page regions,
 // the output so far, counters) or in emu/mem; Snapshot copies state (its

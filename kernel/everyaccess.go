@@ -18,7 +18,7 @@ import (
 
 // Before implements cpu.Gate.
 func (k *Kernel) Before(addr uint64, size uint8, write, atomic bool, pc uint64) bool {
-	if k.tr == nil || k.txn != nil || !k.shared(addr, size, pc) {
+	if k.tr == nil || k.txn != nil || k.inAtomic() || !k.shared(addr, size, pc) {
 		return true
 	}
 	if !k.evented {

@@ -125,6 +125,10 @@ type Config struct {
 	// main ends the process as POSIX says, whatever the other threads
 	// were doing; exit() ends it either way.
 	WaitForThreads bool
+	// SVCOMP applies SV-COMP's conventions (svcomp.go): reach_error is
+	// the violation, abort and a failed assume end the program without a
+	// bug, __VERIFIER_atomic sections run atomically.
+	SVCOMP bool
 	// SharedStack are stack locations (8-byte granules, sorted) that
 	// another thread than their owner was seen to access: the owner's own
 	// accesses to them are recorded too (SharedStackSeen learns them; the
@@ -234,6 +238,9 @@ type state struct {
 	// state shares it.
 	pthreads     []pthreadRec
 	pthreadsMade uint64
+	// atomicBroken: a thread ran while another was inside an SV-COMP
+	// atomic section (svcomp.go).
+	atomicBroken bool
 }
 
 // clone copies the state for a snapshot. Only the array of threads is
@@ -289,6 +296,13 @@ type Kernel struct {
 	// entry; thrExit is thr_exit's entry, where their children return.
 	thrFuncs map[uint64]record.SyncFunc
 	thrExit  uint64
+	// SV-COMP mode (svcomp.go): the error functions' and the atomic
+	// functions' entries, and __VERIFIER_atomic_begin's and _end's.
+	svErrors       map[uint64]string
+	svAtomic       map[uint64]bool
+	svBegin, svEnd uint64
+	// sampled: a nondet call took a value from a cut domain (Sampled).
+	sampled bool
 	// sharedStack holds cfg.SharedStack; learned the granules of other
 	// threads' stacks this machine saw accessed (SharedStackSeen).
 	sharedStack map[uint64]bool
@@ -404,6 +418,9 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 	if addr, _, ok := k.syms.Lookup(record.MutexLock.String()); ok {
 		file, _, _ := k.syms.LineAt(addr)
 		k.refMutex = file == "sdk/thrlib/mutex.c"
+	}
+	if cfg.SVCOMP {
+		k.svcompSetup()
 	}
 	if cfg.ModelThreads {
 		if err := k.modelThreads(); err != nil {
@@ -832,6 +849,7 @@ func (k *Kernel) step(ch record.Choice, scratch bool) (*record.Transition, error
 	if ch.Value < 0 || xbegin && ch.Value >= record.XbeginStarted {
 		return nil, fmt.Errorf("choice %d:%d: not an abort status or a nondet value", ch.Thread, ch.Value)
 	}
+	k.noteAtomicBroken(ch.Thread)
 	k.switchTo(ch.Thread)
 	t = k.cur()
 	if t.hblocked {
@@ -1017,18 +1035,23 @@ func (k *Kernel) breakpoint(pc uint64) (record.PP, bool) {
 		t.calls = t.calls[:n-1]
 		k.syncEvent(record.SyncEvent{Kind: record.SyncReturn, Func: f.fn, Arg: f.arg})
 	}
+	if k.cfg.SVCOMP {
+		if pp, done := k.svcompBreak(pc); done {
+			return pp, true
+		}
+	}
 	if fn, ok := k.thrFuncs[pc]; ok {
 		if fn != record.ThrInit {
 			return k.thrCall(pc, fn)
 		}
 		k.thrInit()
 	}
-	if name, ok := k.ppFuncs[pc]; ok && k.txn == nil && k.withinOK(pc) {
+	if name, ok := k.ppFuncs[pc]; ok && k.txn == nil && !k.inAtomic() && k.withinOK(pc) {
 		t.atBreak = true
 		k.ppStack = k.ppStackAt(pc)
 		return record.PP{Kind: record.PPSyncFunc, PC: pc, Func: name}, true
 	}
-	if k.racePCs[pc] && k.txn == nil && !(k.scPCs[pc] && k.cpu.Reserved()) && k.withinOK(pc) {
+	if k.racePCs[pc] && k.txn == nil && !k.inAtomic() && !(k.scPCs[pc] && k.cpu.Reserved()) && k.withinOK(pc) {
 		// Never between an LR and its SC: the switch there clears the
 		// reservation, so the SC fails and its loop retries, and the
 		// spin rule then sees the same state again with nothing

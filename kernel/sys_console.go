@@ -46,6 +46,9 @@ func sysPrint(k *Kernel, a args) (uint64, control) {
 
 // sysPanic implements panic(msg, len): an assertion failure or panic.
 func sysPanic(k *Kernel, a args) (uint64, control) {
+	if k.svcompAbort() {
+		return k.svcompEnd()
+	}
 	p, n := a.ptr(0), a.u64(1)
 	if n > 4096 {
 		n = 4096

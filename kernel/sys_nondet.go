@@ -20,13 +20,31 @@ import (
 // A transition that starts at an _xbegin takes its Value as the abort
 // status: a nondet call at its end returns lo.
 
+// Sampled reports whether an execution this machine ran called a
+// __VERIFIER_nondet function whose domain the build cut below its type's
+// (verifier.c passes the flag as the call's third argument), or made a
+// condition wait whose spurious wake-up it did not explore
+// (spuriousWakeup): those
+// explorations covered a sample of the values, and prove nothing for
+// the others. It counts the machine's whole life, across restores; a
+// machine resumed from a checkpoint counts from there.
+func (k *Kernel) Sampled() bool { return k.sampled }
+
 // MaxNondetValues bounds a nondet domain: every value is explored.
 const MaxNondetValues = 4096
 
 // nondetDomain is the domain of the nondet call thread t is stopped
 // before: its first value and how many (n 0 if t is not stopped at one).
 func (k *Kernel) nondetDomain(t *thread) (lo, n int64) {
-	if num, _ := k.pendingCall(t); num != SysNondet {
+	num, _ := k.pendingCall(t)
+	switch {
+	case num == SysNondet:
+	case k.cfg.SVCOMP && (num == SysCondWait || num == SysCondTimedwait):
+		if t.spurious {
+			return 0, 1 // one spurious wake-up per thread (spuriousWakeup)
+		}
+		return 0, 2 // 1: a spurious wake-up (spuriousWakeup)
+	default:
 		return 0, 0
 	}
 	x := &t.regs
@@ -35,6 +53,29 @@ func (k *Kernel) nondetDomain(t *thread) (lo, n int64) {
 	}
 	lo, hi := int64(x[10]), int64(x[11])
 	return lo, hi - lo + 1
+}
+
+// spuriousWakeup reports whether the pthread_cond_wait the current
+// thread makes returns at once, without a signal, as POSIX allows
+// (value 1 of its choice; in SV-COMP mode, whose tasks count on it). A
+// thread stopped before a wait takes two values there, as before a
+// nondet call. Each thread takes at most one spurious wake-up in an
+// execution, so that a wait in a loop does not make the state space
+// infinite: a wait after it that could have been one marks the
+// exploration as covering a sample (Sampled), so no verdict of "true"
+// rests on it.
+func (k *Kernel) spuriousWakeup() bool {
+	t := k.cur()
+	v := t.nondet
+	t.nondet = 0
+	switch {
+	case !k.cfg.SVCOMP:
+	case v == 1:
+		t.spurious = true
+	case t.spurious:
+		k.sampled = true
+	}
+	return v == 1
 }
 
 // Values implements record.Valuer: the number of values of the nondet
@@ -52,8 +93,10 @@ func (k *Kernel) Values(tid record.TID) int64 {
 func (k *Kernel) chooseNondet(ch record.Choice, pp record.PP) error {
 	t := k.find(ch.Thread)
 	n := int64(0)
-	if t != nil && pp.Kind == record.PPNondet {
-		_, n = k.nondetDomain(t)
+	if t != nil {
+		if num, _ := k.pendingCall(t); pp.Kind == record.PPNondet || num == SysCondWait || num == SysCondTimedwait {
+			_, n = k.nondetDomain(t)
+		}
 	}
 	switch {
 	case n == 0:
@@ -87,6 +130,9 @@ func (k *Kernel) nondetCall(pc uint64, name string) (record.PP, bool) {
 
 // sysNondet returns the chosen value of the domain (lo with no choice).
 func sysNondet(k *Kernel, a args) (uint64, control) {
+	if a.u64(2) != 0 {
+		k.sampled = true
+	}
 	t := k.cur()
 	v := a.long(0) + t.nondet
 	t.nondet = 0

@@ -62,8 +62,14 @@ type pthreadRec struct {
 	detached bool
 }
 
-// syncCall runs before a pthread call: a PP before it (stopBefore).
+// syncCall runs before a pthread call: a PP before it (stopBefore). In
+// SV-COMP mode the one before a condition wait is a nondet call's, whose
+// choice takes two values: the second a spurious wake-up
+// (spuriousWakeup).
 func (k *Kernel) syncCall(pc uint64, name string) (record.PP, bool) {
+	if k.cfg.SVCOMP && (name == "pthread_cond_wait" || name == "pthread_cond_timedwait") {
+		return k.stopBefore(pc, record.PPNondet, name)
+	}
 	return k.stopBefore(pc, record.PPSyncFunc, name)
 }
 
@@ -210,6 +216,9 @@ func (k *Kernel) timeOut() bool {
 // reach is reached in a feasible execution too, with the assume moved
 // after it), and the execution ends blocked (Blocked).
 func sysAssumeFalse(k *Kernel, a args) (uint64, control) {
+	if k.cfg.SVCOMP {
+		return k.svcompEnd()
+	}
 	return k.wait(waitAssume, 0, true)
 }
 
@@ -539,6 +548,9 @@ func condWait(k *Kernel, a args, timed bool) (uint64, control) {
 	}
 	k.kernelAccess(c, 4, true, true, k.cpu.PC-4)
 	k.setMutex(m, 0, record.MutexUnlock, false)
+	if k.spuriousWakeup() {
+		return 0, ctlContinue
+	}
 	kind := waitCond
 	if timed {
 		kind = waitTimed

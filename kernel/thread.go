@@ -87,6 +87,13 @@ type thread struct {
 	nondet int64
 	// lineup: the thread's calls of a linearizability test (lineup.go).
 	lineup lineupState
+	// atomic: the depth of SV-COMP atomic sections the thread is in
+	// (svcomp.go); atomicFrames the pending returns that change it. The
+	// slice is replaced, never written in place.
+	atomic       int32
+	atomicFrames []atomicFrame
+	// spurious: the thread took its spurious wake-up (spuriousWakeup).
+	spurious bool
 	// gen is the Kernel's epoch when this copy was made for the live
 	// state: at any other epoch a snapshot may share it (Kernel.own).
 	gen uint64

@@ -313,10 +313,14 @@ const (
 	// BugLinearizability: the calls of a linearizability test (sdk's
 	// lineup.h) had results no order of them explains.
 	BugLinearizability
+	// BugReachError: the program called reach_error or
+	// __VERIFIER_error, SV-COMP's violation of unreach-call (kernel
+	// Config.SVCOMP).
+	BugReachError
 )
 
 var bugNames = [...]string{"", "assert", "memory", "heap", "deadlock", "loop",
-	"illegal_instruction", "misaligned", "stack_overflow", "limit", "syscall", "linearizability"}
+	"illegal_instruction", "misaligned", "stack_overflow", "limit", "syscall", "linearizability", "reach_error"}
 
 func (k BugKind) String() string {
 	if int(k) < len(bugNames) {

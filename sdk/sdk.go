@@ -140,9 +140,10 @@ var glibcEntries = regexp.MustCompile(`\b__assert(_fail|_perror_fail)?\s*\(`)
 
 // compatDefines are given to a program's own sources: glibc's x86
 // declarations in a preprocessed program (__attribute__ ((__regparm__
-// (1))), which clang refuses on RISC-V) lose the attribute. Unused, they
-// change nothing.
-var compatDefines = []string{"-D__regparm__(n)="}
+// (1))), which clang refuses on RISC-V) lose the attribute, and GCC's
+// __malloc__ (deallocator, n) (glibc 2.34's headers; clang takes only the
+// plain __malloc__) loses its arguments. Unused, they change nothing.
+var compatDefines = []string{"-D__regparm__(n)=", "-D__malloc__(...)=__malloc__"}
 
 // localInclude matches an #include "file" line (a header of the program's
 // own, next to the source).
@@ -484,8 +485,11 @@ func Build(opts Options) error {
 			args = append(args, compatDefines...)
 			if strings.HasSuffix(u.src, ".i") {
 				// Preprocessed already, but run through the
-				// preprocessor again for compatDefines.
-				args = append(args, "-x", "c")
+				// preprocessor again for compatDefines. A plain
+				// "inline" function keeps an external definition, as
+				// under GNU C89 (SV-COMP's tasks call some that C99
+				// would leave undefined at -O0).
+				args = append(args, "-x", "c", "-fgnu89-inline")
 			}
 			errs[i] = clang(cwd, opts.Output, append(args, "-o", u.obj, u.src))
 			if errs[i] != nil && IsCxx(u.src) && strings.Contains(errs[i].Error(), "file not found") {
@@ -511,7 +515,11 @@ func Build(opts Options) error {
 	for _, u := range units {
 		args = append(args, u.obj)
 	}
-	return clang(cwd, opts.Output, args)
+	err = clang(cwd, opts.Output, args)
+	if err != nil && strings.Contains(err.Error(), "STT_TLS") {
+		err = fmt.Errorf("landslide cc: error: thread-local storage (__thread, _Thread_local, thread_local) is not supported: the guest machine gives threads no TLS block\n%w", err)
+	}
+	return err
 }
 
 // clang runs clang with args in dir; an error holds its output. output

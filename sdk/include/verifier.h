@@ -7,6 +7,13 @@
  * ends normally); __VERIFIER_atomic_begin/end bracket a section that no
  * other atomic section interleaves with (one global mutex).
  *
+ * Under SV-COMP's conventions (landslide explore --svcomp, suite --svcomp)
+ * entering reach_error() or __VERIFIER_error() is the bug whatever their
+ * body; abort(), a failed assert of glibc's and a failed assume end the
+ * program without one; a deadlock is no bug; a section, and every
+ * function named __VERIFIER_atomic_*, runs as one step; and a
+ * condition wait may wake spuriously (kernel/svcomp.go).
+ *
  * __VERIFIER_nondet_T() returns a value of a small declared domain, and
  * the checker explores every one of them (each is a choice, like the
  * choice of thread: a report or replay shows and repeats it). The

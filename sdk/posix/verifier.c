@@ -34,10 +34,13 @@ LS_WEAK void __VERIFIER_atomic_end(void) { pthread_mutex_unlock(&ls_verifier_ato
 
 LS_WEAK long __VERIFIER_nondet_range(long lo, long hi)
 {
-	return ls_syscall2(LS_SYS_NONDET, lo, hi);
+	return ls_syscall3(LS_SYS_NONDET, lo, hi, 0);
 }
 
-/* ls_nondet: a value of the declared domain cut to [lo, hi]. */
+/* ls_nondet: a value of the declared domain cut to [lo, hi]. The third
+ * argument tells the checker whether the domain is smaller than the
+ * type's: the exploration then covers a sample of its values (no SV-COMP
+ * verdict of "true" rests on it). */
 static long ls_nondet(long lo, long hi)
 {
 	long a = LANDSLIDE_NONDET_MIN, b = LANDSLIDE_NONDET_MAX;
@@ -47,10 +50,10 @@ static long ls_nondet(long lo, long hi)
 		b = hi;
 	if (a > b)
 		a = b = lo;
-	return __VERIFIER_nondet_range(a, b);
+	return ls_syscall3(LS_SYS_NONDET, a, b, a != lo || b != hi);
 }
 
-LS_WEAK _Bool __VERIFIER_nondet_bool(void) { return __VERIFIER_nondet_range(0, 1); }
+LS_WEAK _Bool __VERIFIER_nondet_bool(void) { return ls_nondet(0, 1); }
 LS_WEAK char __VERIFIER_nondet_char(void) { return ls_nondet(CHAR_MIN, CHAR_MAX); }
 LS_WEAK unsigned char __VERIFIER_nondet_uchar(void) { return ls_nondet(0, UCHAR_MAX); }
 LS_WEAK short __VERIFIER_nondet_short(void) { return ls_nondet(SHRT_MIN, SHRT_MAX); }
