@@ -54,6 +54,9 @@ func newSuiteCmd() *cobra.Command {
 		cflags   []string
 		threads  int
 		memory   sizeFlag
+		sv       bool
+		workers  int
+		csvPath  string
 	)
 	cmd := &cobra.Command{
 		Use:   "suite DIR",
@@ -78,7 +81,19 @@ compiler flags to every source (--cflag -O1 optimises the programs,
 line (and --json's program_opt, sdk_opt) says which levels were used.
 
 Exit: 1 if some program has a bug, else 3 if some ran out of budget or
-reached a limit, else 0; 2 when DIR holds no C file or no program builds.`,
+reached a limit, else 0; 2 when DIR holds no C file or no program builds.
+
+--svcomp: DIR holds SV-COMP's verification tasks (.yml files naming a
+program and the expected verdicts of its properties; subdirectories
+too). Each task's unreach-call property is checked under SV-COMP's
+conventions (explore --svcomp): context-bounded DPOR for a quarter of
+--budget, then --strategy for the rest; the verdict is true, false or
+unknown (a property Landslide does not check, an ILP32 task whose code
+depends on the data model, a bug that is not reach_error, a limit, the
+budget, sampled nondet values), scored as SV-COMP scores it. -c runs
+tasks in parallel; --csv FILE writes a row per task as it ends and a
+rerun with the same FILE skips those. Exit 1 if some verdict disagrees
+with the task's expected one, 3 if interrupted, else 0.`,
 		Args: exactly(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if budget <= 0 {
@@ -90,7 +105,21 @@ reached a limit, else 0; 2 when DIR holds no C file or no program builds.`,
 			if threads < 0 {
 				return usageErr("--max-threads %d: must be at least 0 (0: the default)", threads)
 			}
-			return runSuite(cmd, args[0], suiteOptions{budget, strategy, syncOnly, asJSON, keep, cflags, threads, uint64(memory)})
+			o := suiteOptions{budget: budget, strategy: strategy, syncOnly: syncOnly, asJSON: asJSON, keep: keep, cflags: cflags,
+				maxThreads: threads, maxMemory: uint64(memory), workers: workers, csv: csvPath}
+			if sv {
+				if syncOnly {
+					return usageErr("--svcomp explores every shared access: --sync-only does not apply")
+				}
+				if workers < 1 {
+					return usageErr("--cpus %d: at least 1", workers)
+				}
+				return runSVCOMP(cmd, args[0], o)
+			}
+			if csvPath != "" || workers != 1 {
+				return usageErr("--csv and --cpus go with --svcomp")
+			}
+			return runSuite(cmd, args[0], o)
 		},
 	}
 	fl := cmd.Flags()
@@ -101,6 +130,9 @@ reached a limit, else 0; 2 when DIR holds no C file or no program builds.`,
 	fl.StringVar(&keep, "keep", "", "write the built ELFs to this directory (default: a temporary one, removed)")
 	fl.StringSliceVar(&cflags, "cflag", nil, "extra compiler flags, for every source (--cflag -O1 optimises the programs, built at -O0 by default)")
 	fl.IntVar(&threads, "max-threads", 0, fmt.Sprintf("live threads at once in each program; more is a limit of the checker, not a bug (default %d)", check.DefaultMaxThreads))
+	fl.BoolVar(&sv, "svcomp", false, "DIR holds SV-COMP tasks (.yml, in subdirectories too): check each one's unreach-call property under SV-COMP's conventions, and score the verdicts")
+	fl.IntVarP(&workers, "cpus", "c", 1, "tasks explored in parallel (--svcomp)")
+	fl.StringVar(&csvPath, "csv", "", "write one CSV row per task to this file as it ends (--svcomp); rerun with the same file to skip the tasks it holds")
 	fl.Var(&memory, "max-memory", fmt.Sprintf("guest memory of each program, as bytes or with K, M, G; more is a limit of the checker, not a bug (default %s)", check.FormatSize(check.DefaultMaxMemory)))
 	return cmd
 }
@@ -115,6 +147,9 @@ type suiteOptions struct {
 	// The machine's limits (0: the defaults).
 	maxThreads int
 	maxMemory  uint64
+	// --svcomp: tasks in parallel, and the CSV file.
+	workers int
+	csv     string
 }
 
 func runSuite(cmd *cobra.Command, dir string, o suiteOptions) error {
