@@ -12,8 +12,8 @@ import (
 // in SV-COMP mode (kernel.Config.SVCOMP), and the reason for it:
 //   - false: an execution called reach_error (record.BugReachError) on a
 //     trace SV-COMP's semantics allows;
-//   - true: the state space completed with no bug, no execution ran out
-//     of budget, every __VERIFIER_nondet value of the program's types was
+//   - true: the state space, with every shared access a PP, completed
+//     with no bug, no execution ran out of budget, every __VERIFIER_nondet value of the program's types was
 //     explored and every spurious wake-up a condition wait may take
 //     (job.Result.NondetSampled), and no violation was set aside
 //     (job.Result.SetAside);
@@ -37,6 +37,8 @@ func SVCOMPVerdict(r *ExploreResult) (svcomp.Verdict, string) {
 			why = fmt.Sprintf("%d executions ran out of instructions", r.Budgeted)
 		}
 		return svcomp.Unknown, fmt.Sprintf("%s after %d interleavings", why, r.Interleavings)
+	case !r.EveryAccess:
+		return svcomp.Unknown, "verified for this PP set only: --every-access makes every shared access a PP"
 	case r.SetAside > 0:
 		return svcomp.Unknown, fmt.Sprintf("reach_error reached only on traces that interleave an atomic section (%d set aside)", r.SetAside)
 	case r.NondetSampled:

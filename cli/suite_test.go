@@ -173,3 +173,34 @@ func TestSuiteSVCOMP(t *testing.T) {
 		t.Errorf("a CSV that is none: exit %d (%s)", code, stderr)
 	}
 }
+
+// TestExploreSVCOMP: explore --svcomp states the SV-COMP verdict beside
+// its own: true only with every shared access a PP (for a PP set it is
+// that set's verification, no verdict on the program), false with the
+// bug report and exit 1, and the replay command keeps --svcomp.
+func TestExploreSVCOMP(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		task  string
+		flags []string
+		code  int
+		want  string
+	}{
+		{"atomic_function", []string{"--every-access"}, ExitOK, "SV-COMP verdict (unreach-call): true\n"},
+		{"atomic_function", nil, ExitOK, "SV-COMP verdict (unreach-call): unknown (verified for this PP set only"},
+		{"spurious_wakeup", []string{"--every-access"}, ExitBug, "SV-COMP verdict (unreach-call): false (reach_error() reached)"},
+	} {
+		elf := filepath.Join(dir, c.task+".elf")
+		if code, _, stderr := runCLI("cc", "-o", elf, "testdata/svcomp/"+c.task+".i"); code != ExitOK {
+			t.Fatalf("cc %s: exit %d\n%s", c.task, code, stderr)
+		}
+		args := append([]string{"explore", elf, "--svcomp", "--no-store", "--quiet", "--trace-dir", dir}, c.flags...)
+		code, stdout, stderr := runCLI(args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want %d and %q\n%s\n%s", args, code, c.code, c.want, stdout, stderr)
+		}
+		if c.code == ExitBug && !strings.Contains(stdout, "--every-access --svcomp --schedule") {
+			t.Errorf("%v: the replay command does not keep --svcomp:\n%s", args, stdout)
+		}
+	}
+}

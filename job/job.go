@@ -174,6 +174,10 @@ type Result struct {
 	SetAside int
 	// SVCOMP: the exploration ran in SV-COMP mode (kernel.Config.SVCOMP).
 	SVCOMP bool
+	// EveryAccess: every shared access was a PP (kernel.Config.EveryAccess
+	// or Spec.PreemptEverywhere), so a verification covers every
+	// interleaving of the program, not of a PP set.
+	EveryAccess bool
 }
 
 // RaceReport is a data-race candidate with both accesses' stacks.
@@ -344,7 +348,8 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 		res.Caveat += kernel.ThesisHeuristicsCaveat
 	}
 	out := &Result{Result: res, Elapsed: now(), PPSet: DescribePPs(j.k, cfg), Syms: j.syms,
-		SharedStack: j.k.SharedStackSeen(), SpecOrders: orders, NondetSampled: j.k.Sampled(), SetAside: setAside, SVCOMP: cfg.Spec.Kernel.SVCOMP}
+		SharedStack: j.k.SharedStackSeen(), SpecOrders: orders, NondetSampled: j.k.Sampled(), SetAside: setAside, SVCOMP: cfg.Spec.Kernel.SVCOMP,
+		EveryAccess: cfg.Spec.Kernel.EveryAccess || cfg.Spec.PreemptEverywhere}
 	// An execution that ran out of instructions did not end: what it
 	// would have done was not explored.
 	out.Verified = res.Complete && res.Bug == nil && res.Budgeted == 0

@@ -218,7 +218,8 @@ func Wrong(expected, got Verdict) bool {
 // dataModelWords are the C words whose meaning differs between ILP32 and
 // LP64: a program that uses one may behave differently on Landslide's
 // LP64 machine than the task's ILP32 data model says.
-var dataModelWords = []string{"long", "sizeof", "size_t", "ssize_t", "intptr_t", "uintptr_t", "ptrdiff_t", "_Alignof", "__alignof__"}
+var dataModelWords = []string{"long", "sizeof", "size_t", "ssize_t", "intptr_t", "uintptr_t", "ptrdiff_t", "_Alignof", "__alignof__",
+	"time_t", "clock_t", "off_t"}
 
 // DataModelRisk looks at a C program for what an ILP32 task depends on
 // that LP64 changes: a word of dataModelWords in the program's own code
