@@ -134,7 +134,10 @@ func ResumeQuicksand(ctx context.Context, rec Recording, run *store.Run, budget 
 	if budget != 0 {
 		cfg.Budget = budget
 	}
-	if s.Now >= cfg.Budget {
+	if s.Now >= cfg.Budget && run.Status != store.StatusRunning {
+		// A run still marked running was killed after its last commit
+		// spent the budget: it is resumed, and ends as the budget would
+		// have ended it.
 		return nil, fmt.Errorf("run %s: %w (%s of %s; %s): give a larger budget to go on", run.ID, ErrBudgetSpent,
 			ClockText(s.Opt.Deterministic, s.Now), ClockText(s.Opt.Deterministic, cfg.Budget), run.Message)
 	}

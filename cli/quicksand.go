@@ -279,7 +279,9 @@ func resumeQuicksand(cmd *cobra.Command, rec check.Recording, run *store.Run, ou
 	} else {
 		budget = 0
 	}
-	if s.Now >= total {
+	if s.Now >= total && run.Status != store.StatusRunning {
+		// A run still marked running was killed after its last commit
+		// spent the budget: resuming ends it as the budget would have.
 		return usageErr("run %s has already spent its budget (%s of %s; %s): give a larger --budget to go on (see landslide show %s)",
 			run.ID, check.ClockText(s.Opt.Deterministic, s.Now), check.ClockText(s.Opt.Deterministic, total), run.Message, run.ID)
 	}

@@ -88,7 +88,8 @@ type Options struct {
 	// true ends the branch there, as one whose execution ran out of
 	// budget (Branch.Budget: not a complete interleaving, and no
 	// verdict), and OnBranch then sees it. A single execution of millions
-	// of steps thus keeps the caller's time budget.
+	// of steps thus keeps the caller's time budget (job sets it for the
+	// jobs it does not store: a cut branch stays out of budget on resume).
 	Expired func() bool
 	// Judge, when set, sees every interleaving that ended without a bug,
 	// after the strategy has chosen the alternatives (so that a bug it

@@ -285,7 +285,11 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 		}
 		opt.Judge, orders = lineupJudge(spec), spec.Orders()
 	}
-	if cfg.Budget > 0 {
+	if cfg.Budget > 0 && ps == nil {
+		// The budget inside a long execution too. Not for a stored job:
+		// a branch cut there would be stored as one out of budget, and a
+		// resumed run could then never be verified; a stored job stops
+		// between interleavings, and resumes whole.
 		opt.Expired = func() bool { return now() >= cfg.Budget }
 	}
 	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
