@@ -172,6 +172,17 @@ func TestSuiteSVCOMP(t *testing.T) {
 	if code, _, stderr := runCLI("suite", "--svcomp", "testdata/svcomp", "--csv", csvPath); code != ExitUsage || !strings.Contains(stderr, "not a suite --svcomp CSV") {
 		t.Errorf("a CSV that is none: exit %d (%s)", code, stderr)
 	}
+	for _, args := range [][]string{
+		{"suite", "--svcomp", "--sync-only", "testdata/svcomp"},   // SV-COMP's verdicts need every access a PP
+		{"suite", "--svcomp", "-c", "0", "testdata/svcomp"},       // no worker
+		{"suite", "--csv", csvPath, "testdata/svcomp"},            // --csv goes with --svcomp
+		{"suite", "--svcomp", "testdata/svcomp/long_lp64.i"},      // not a directory of tasks
+		{"suite", "--svcomp", filepath.Join(t.TempDir(), "none")}, // no such directory
+	} {
+		if code, _, stderr := runCLI(args...); code != ExitUsage || stderr == "" {
+			t.Errorf("%v: exit %d (%s), want a usage error", args, code, stderr)
+		}
+	}
 }
 
 // TestExploreSVCOMP: explore --svcomp states the SV-COMP verdict beside
