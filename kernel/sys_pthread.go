@@ -66,8 +66,8 @@ type pthreadRec struct {
 // SV-COMP mode the one before a condition wait is a nondet call's, whose
 // choice takes two values: the second a spurious wake-up
 // (spuriousWakeup).
-func (k *Kernel) syncCall(pc uint64, name string) (record.PP, bool) {
-	if k.cfg.SVCOMP && (name == "pthread_cond_wait" || name == "pthread_cond_timedwait") {
+func (k *Kernel) syncCall(pc, num uint64, name string) (record.PP, bool) {
+	if k.cfg.SVCOMP && (num == SysCondWait || num == SysCondTimedwait) {
 		return k.stopBefore(pc, record.PPNondet, name)
 	}
 	return k.stopBefore(pc, record.PPSyncFunc, name)

@@ -135,7 +135,7 @@ func (k *Kernel) call(pc, num uint64, e sysEntry, ret uint64) (record.PP, bool) 
 			return pp, true
 		}
 	}
-	if e.exit && k.st.nextTID > 2 {
+	if (e.exit || k.svcompEnds(num)) && k.st.nextTID > 2 {
 		// A process exit ends the threads still alive: it is an event of
 		// its own, after which nothing of theirs runs, so it gets a PP
 		// before it (mandatory: no filter applies). In every program
@@ -149,7 +149,7 @@ func (k *Kernel) call(pc, num uint64, e sysEntry, ret uint64) (record.PP, bool) 
 		k.evented = true
 	}
 	if e.sync {
-		if pp, stop := k.syncCall(pc, e.name); stop {
+		if pp, stop := k.syncCall(pc, num, e.name); stop {
 			return pp, true
 		}
 		k.evented = true // with EveryAccess, the call is the event

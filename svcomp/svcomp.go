@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -284,21 +285,12 @@ func declarationOnly(s []string) bool {
 		}
 		break
 	}
-	if last := s[len(s)-1]; last == "}" && (slicesContains(s, "struct") || slicesContains(s, "union") || slicesContains(s, "enum")) {
+	if last := s[len(s)-1]; last == "}" && (slices.Contains(s, "struct") || slices.Contains(s, "union") || slices.Contains(s, "enum")) {
 		return true // struct S { ... };
 	}
 	// A prototype: name ( ... ) [attributes] with no "=".
-	if !slicesContains(s, "=") && slicesContains(s, "(") && !slicesContains(s, "{") {
+	if !slices.Contains(s, "=") && slices.Contains(s, "(") && !slices.Contains(s, "{") {
 		return true
-	}
-	return false
-}
-
-func slicesContains(s []string, w string) bool {
-	for _, t := range s {
-		if t == w {
-			return true
-		}
 	}
 	return false
 }
@@ -307,7 +299,7 @@ func slicesContains(s []string, w string) bool {
 // declare a function (an identifier, then a parenthesized parameter list,
 // then at most attributes), and its name.
 func funcName(s []string) (string, bool) {
-	if len(s) == 0 || slicesContains(s, "=") {
+	if len(s) == 0 || slices.Contains(s, "=") {
 		return "", false
 	}
 	for _, t := range s {
