@@ -19,8 +19,9 @@ import (
 //     and reaches no error. An abort or a failed assume ends the whole
 //     program at once, as exit() does (killOthers: dependent with every
 //     other thread's step, so that the exploration still runs the others
-//     before it), and so inside an atomic section too: nothing it wrote
-//     is seen. A deadlock is an end state: no thread can move, so no
+//     before it), with a PP before it as before an exit (svcompEnds),
+//     save inside an atomic section, whose step it ends: nothing the
+//     section wrote is seen. A deadlock is an end state: no thread can move, so no
 //     error is reachable from it.
 //   - __VERIFIER_atomic_begin() ... __VERIFIER_atomic_end(), and the body
 //     of every function whose name starts with __VERIFIER_atomic_, run
@@ -157,6 +158,16 @@ func (k *Kernel) svcompAbort() bool {
 		}
 	}
 	return false
+}
+
+// svcompEnds reports whether system call num, about to run, ends the
+// program in SV-COMP mode (a failed assume, or a panic from one of
+// svcompAborts) outside an atomic section: it then gets a PP before it,
+// as an exit does, so that the other threads may run between the
+// thread's last access and its end (a state from which they can reach
+// an error). Inside a section the end is part of the section's step.
+func (k *Kernel) svcompEnds(num uint64) bool {
+	return k.cfg.SVCOMP && !k.inAtomic() && (num == SysAssumeFalse || num == SysPanic && k.svcompAbort())
 }
 
 // svcompEnd ends the program without a bug, as exit(0) does: a path that
