@@ -136,7 +136,7 @@ func TestSuiteSVCOMP(t *testing.T) {
 		"abort_assume": {"true", ""}, "atomic_begin_end": {"true", ""}, "atomic_function": {"true", ""},
 		"deadlock_is_no_error": {"true", ""}, "failed_assert_is_no_error": {"true", ""}, "long_lp64": {"true", ""},
 		"racy_increment": {"false", "reach_error() reached"}, "spurious_wakeup": {"false", "reach_error() reached"},
-		"abort_cuts_off": {"false", "reach_error() reached"},
+		"abort_cuts_off":           {"false", "reach_error() reached"},
 		"atomic_interleaved":       {"unknown", "set aside"},
 		"long_ilp32":               {"unknown", "data model ILP32, and global uses long"},
 		"nondet_int_sampled":       {"unknown", "sampled: a __VERIFIER_nondet call's domain was cut"},
