@@ -393,9 +393,32 @@ func (a *analysis) disabledFrom(d int) [][2]int { return listPairs(a.dis, d) }
 
 // transitionKeys lists what a transition touched, sorted by key.
 func transitionKeys(tr *record.Transition) []keyMask {
+	// One allocation of the exact size (up to the sync events' second
+	// keys): an access yields a key per 8-byte group it spans, and one
+	// more for a heap block.
+	n := 0
+	for _, acs := range [2][]record.Access{tr.Accesses, tr.Own} {
+		for i := range acs {
+			ac := &acs[i]
+			if ac.Size > 0 {
+				n += int((ac.Addr+uint64(ac.Size)-1)>>3-ac.Addr>>3) + 1
+			}
+			if ac.Block != 0 {
+				n++
+			}
+		}
+	}
+	for _, e := range tr.Sync {
+		switch e.Kind {
+		case record.SyncFree:
+			n += 2
+		case record.SyncAlloc, record.SyncOutput, record.SyncRunState:
+			n++
+		}
+	}
 	var km []keyMask
-	if n := len(tr.Accesses) + len(tr.Own); n > 0 {
-		km = make([]keyMask, 0, n) // usually one key each: one allocation
+	if n > 0 {
+		km = make([]keyMask, 0, n)
 	}
 	put := func(key uint64, r, w uint8) { km = append(km, keyMask{key, r, w}) }
 	for _, acs := range [2][]record.Access{tr.Accesses, tr.Own} {

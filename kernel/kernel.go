@@ -316,6 +316,12 @@ type Kernel struct {
 	// scratchTr is the transition StepScratch reuses; spinFree the
 	// spin-window nodes releaseSpin recycled.
 	scratchTr *record.Transition
+	// bufAcc, bufSync and bufOwn are where a kept transition's records
+	// grow (step): it takes exact-size copies at its end, so a
+	// transition costs one allocation for each, not one per doubling.
+	bufAcc    []record.Access
+	bufSync   []record.SyncEvent
+	bufOwn    []record.Access
 	spinFree  []*spinNode
 	violation *heapViolation
 	// capture, when not nil, makes Access record the stack at the first
@@ -871,7 +877,7 @@ func (k *Kernel) step(ch record.Choice, scratch bool) (*record.Transition, error
 		*tr = record.Transition{Thread: t.tid, Accesses: tr.Accesses[:0], Sync: tr.Sync[:0], Own: tr.Own[:0]}
 		k.tr, k.seenFor = tr, nil
 	} else {
-		k.tr = &record.Transition{Thread: t.tid}
+		k.tr = &record.Transition{Thread: t.tid, Accesses: k.bufAcc[:0], Sync: k.bufSync[:0], Own: k.bufOwn[:0]}
 	}
 	start := k.cpu.Instret
 	if t.atBreak {
@@ -903,6 +909,9 @@ func (k *Kernel) step(ch record.Choice, scratch bool) (*record.Transition, error
 	}
 	tr := k.tr
 	k.tr = nil
+	if !scratch {
+		k.keepRecords(tr)
+	}
 	tr.Instructions = k.cpu.Instret - start
 	if err != nil {
 		return tr, err
@@ -949,6 +958,23 @@ func (k *Kernel) step(ch record.Choice, scratch bool) (*record.Transition, error
 		}
 	}
 	return tr, nil
+}
+
+// keepRecords gives the transition tr, grown in the kernel's buffers,
+// exact-size copies of its records (nil where it has none, as a
+// transition that never had any), and takes the buffers back.
+func (k *Kernel) keepRecords(tr *record.Transition) {
+	k.bufAcc, tr.Accesses = tr.Accesses[:0], clip(tr.Accesses)
+	k.bufSync, tr.Sync = tr.Sync[:0], clip(tr.Sync)
+	k.bufOwn, tr.Own = tr.Own[:0], clip(tr.Own)
+}
+
+// clip copies s into a slice of its length, or nil when it is empty.
+func clip[E any](s []E) []E {
+	if len(s) == 0 {
+		return nil
+	}
+	return append(make([]E, 0, len(s)), s...)
 }
 
 // loopLimit is the number of instructions a transition may run before the
