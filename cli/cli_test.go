@@ -15,6 +15,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"landslide/fixtures"
+	"landslide/internal/gctune"
 )
 
 // TestMain lets the test binary act as the landslide command, so tests can
@@ -30,6 +31,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	gctune.Tune() // the in-process commands' collector, as Main sets it
 	// Explorations record themselves in the store: keep the tests' out
 	// of the source tree.
 	dir, err := os.MkdirTemp("", "landslide-cli-test-")

@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"landslide/check"
+	"landslide/internal/gctune"
 	"landslide/store"
 )
 
@@ -253,6 +254,6 @@ func exitCodeOf(err error, stderr io.Writer) int {
 // Run is main's body: the collector set for exploration (tuneGC), then
 // the command.
 func Run() {
-	tuneGC()
+	gctune.Tune()
 	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -1,4 +1,4 @@
-package cli
+package gctune
 
 import (
 	"math"
@@ -29,7 +29,7 @@ func TestMemoryLimit(t *testing.T) {
 }
 
 // TestTuneGCLeavesTheUsersSettings: GOGC or GOMEMLIMIT in the environment
-// are the user's, and tuneGC sets only what they leave.
+// are the user's, and Tune sets only what they leave.
 func TestTuneGCLeavesTheUsersSettings(t *testing.T) {
 	pct := debug.SetGCPercent(100)
 	lim := debug.SetMemoryLimit(math.MaxInt64)
@@ -37,7 +37,7 @@ func TestTuneGCLeavesTheUsersSettings(t *testing.T) {
 
 	t.Setenv("GOGC", "150")
 	t.Setenv("GOMEMLIMIT", "")
-	tuneGC()
+	Tune()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("with GOGC set, the percent became %d", got)
 	}
@@ -47,7 +47,7 @@ func TestTuneGCLeavesTheUsersSettings(t *testing.T) {
 
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "1GiB")
-	tuneGC()
+	Tune()
 	if got := debug.SetGCPercent(100); got != gcPercent {
 		t.Errorf("without GOGC, the percent is %d, want %d", got, gcPercent)
 	}
@@ -56,7 +56,7 @@ func TestTuneGCLeavesTheUsersSettings(t *testing.T) {
 	}
 
 	t.Setenv("GOMEMLIMIT", "")
-	tuneGC()
+	Tune()
 	want := memoryLimit(readFile("/proc/meminfo"), readFile("/sys/fs/cgroup/memory.max")) / 2
 	if got := debug.SetMemoryLimit(-1); want > 0 && got != want {
 		t.Errorf("the limit is %d, want half of %d", got, 2*want)

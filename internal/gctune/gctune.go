@@ -1,4 +1,9 @@
-package cli
+// Package gctune sets the Go collector for a model checker's workload:
+// exploration allocates quickly and keeps little, so a larger heap
+// target than Go's default buys CPU, bounded by a soft memory limit. The
+// command calls Tune at start, and the test binaries of the packages
+// that explore call it in TestMain, so tests run the engine as users do.
+package gctune
 
 import (
 	"bufio"
@@ -19,13 +24,13 @@ import (
 // session").
 const gcPercent = 400
 
-// tuneGC sets the collector for a model checker's run unless the user's
+// Tune sets the collector for a model checker's run unless the user's
 // environment does (GOGC, GOMEMLIMIT, as the Go runtime reads them). With
 // the larger target it also sets a soft memory limit of half the memory
 // the process may use (the machine's, or its cgroup's when lower), so a
 // run whose live heap grows large collects as often as at Go's default
 // before it would take more than that.
-func tuneGC() {
+func Tune() {
 	if os.Getenv("GOGC") != "" {
 		return
 	}
