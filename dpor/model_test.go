@@ -2,6 +2,7 @@ package dpor
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"landslide/record"
@@ -334,12 +335,28 @@ func (m *model) outcome() string {
 	if m.st.bug != nil {
 		return m.st.bug.Kind.String() + ": " + m.st.bug.Message
 	}
+	// As fmt.Sprint prints them ("[1 0 0 0]"), built with strconv: the
+	// oracle tests compute this at every branch.
+	b := intList(nil, m.st.vars[:])
 	if m.st.exited {
 		// How far each thread got when the program exited is part of
 		// its final state.
-		return fmt.Sprint(m.st.vars, " exit at ", m.st.pc)
+		b = append(b, " exit at "...)
+		b = intList(b, m.st.pc)
 	}
-	return fmt.Sprint(m.st.vars)
+	return string(b)
+}
+
+// intList appends xs as fmt prints a slice of integers.
+func intList[T int | int64](b []byte, xs []T) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return append(b, ']')
 }
 
 func schedString(cs []record.Choice) string {
@@ -348,9 +365,10 @@ func schedString(cs []record.Choice) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprint(&b, c.Thread)
+		b.WriteString(strconv.Itoa(int(c.Thread)))
 		if c.Value != 0 {
-			fmt.Fprintf(&b, ":%d", c.Value)
+			b.WriteByte(':')
+			b.WriteString(strconv.FormatInt(int64(c.Value), 10))
 		}
 	}
 	return b.String()
