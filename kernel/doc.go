@@ -30,6 +30,8 @@
 // block ids and generations. Where a pointer into the stack escaped to
 // another thread, the owner's accesses to that call frame go to the
 // transition's Own set (exposure.go): dependences, not race candidates.
+// A thread's thread-local storage block sits at the top of its stack
+// (tls.go), so the same rules apply to it.
 // Sync events (create, exit, block, unblock, enter/return of known sync
 // functions with their first argument, alloc, free, a look at or change
 // of a thread's run state) go in the same record.

@@ -277,11 +277,13 @@ func (s *state) cloneDeep() state {
 
 // Kernel is one guest process on one machine. It implements record.Machine.
 type Kernel struct {
-	cfg  Config
-	img  *elfsym.Image
-	syms *elfsym.Symbols
-	mem  *mem.Memory
-	cpu  *cpu.CPU
+	cfg Config
+	img *elfsym.Image
+	// tlsInit is the TLS template's initial bytes (tls.go).
+	tlsInit []byte
+	syms    *elfsym.Symbols
+	mem     *mem.Memory
+	cpu     *cpu.CPU
 
 	st state
 
@@ -465,6 +467,9 @@ func New(image []byte, cfg Config) (*Kernel, error) {
 		}
 		k.cfg.Filters = filters
 	}
+	if err := k.readTLSTemplate(); err != nil {
+		return nil, err
+	}
 	if err := k.setupMain(); err != nil {
 		return nil, err
 	}
@@ -500,8 +505,16 @@ func (k *Kernel) setupMain() error {
 	if err := k.mem.Map(lo, size, mem.PermR|mem.PermW); err != nil {
 		return fmt.Errorf("main stack: %v", err)
 	}
-	// Strings at the top, then the vectors.
-	top := uint64(MainStackTop)
+	// The thread-local storage block at the top (tls.go), the strings
+	// below it, then the vectors.
+	top, err := k.tlsBlock(MainStackTop)
+	if err != nil {
+		return err
+	}
+	tp := top
+	if k.img.TLS == nil {
+		tp = 0
+	}
 	var argv []uint64
 	for _, a := range k.cfg.Args {
 		top -= uint64(len(a) + 1)
@@ -517,6 +530,7 @@ func (k *Kernel) setupMain() error {
 	}
 	t := &thread{tid: 1, pc: k.img.Entry, stackLo: lo, stackHi: MainStackTop, gen: k.epoch}
 	t.regs[2] = sp
+	t.regs[4] = tp
 	t.regs[10] = uint64(len(argv))
 	t.regs[11] = sp + 8
 	t.regs[12] = MainStackTop

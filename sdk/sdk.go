@@ -515,11 +515,7 @@ func Build(opts Options) error {
 	for _, u := range units {
 		args = append(args, u.obj)
 	}
-	err = clang(cwd, opts.Output, args)
-	if err != nil && strings.Contains(err.Error(), "STT_TLS") {
-		err = fmt.Errorf("landslide cc: error: thread-local storage (__thread, _Thread_local, thread_local) is not supported: the guest machine gives threads no TLS block\n%w", err)
-	}
-	return err
+	return clang(cwd, opts.Output, args)
 }
 
 // clang runs clang with args in dir; an error holds its output. output

@@ -30,6 +30,13 @@ func FuzzLoad(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(cxx)
+	// Thread-local storage: a PT_TLS segment with .tdata and .tbss.
+	tls, err := os.ReadFile("../../fixtures/bin/posix/tls.elf")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(tls)
+	f.Add(tlsAt(bytes.Clone(tiny), 4, 0x121e8, 4, 0x24, 4))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m := mem.New()
 		img, err := Load(data, m)
@@ -86,6 +93,17 @@ func checkImage(t *testing.T, img *Image, m *mem.Memory) {
 	}
 	if total > MaxMemory {
 		t.Fatalf("%d bytes of segments", total)
+	}
+	if tl := img.TLS; tl != nil {
+		if tl.Size > MaxTLS || tl.FileSize > tl.Size || tl.Align == 0 || tl.Align&(tl.Align-1) != 0 || tl.Align > MaxTLSAlign {
+			t.Fatalf("TLS %+v out of bounds", tl)
+		}
+		if tl.FileSize > 0 {
+			b := make([]byte, tl.FileSize)
+			if err := m.ReadBytes(tl.Addr, b); err != nil {
+				t.Fatalf("TLS %+v: its image is not mapped: %v", tl, err)
+			}
+		}
 	}
 	if m.AnyMapped(img.End, mem.PageSize) {
 		t.Fatal("a page at End is mapped")

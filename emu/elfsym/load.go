@@ -39,6 +39,24 @@ type Segment struct {
 	Perm     mem.Perm
 }
 
+// TLS is the program's thread-local storage template (its PT_TLS
+// segment): every thread gets a block of Size bytes aligned to Align,
+// holding a copy of the FileSize bytes at Addr (inside a loaded
+// segment's file bytes, .tdata) followed by zeros (.tbss).
+type TLS struct {
+	Addr     uint64 // p_vaddr
+	FileSize uint64 // p_filesz
+	Size     uint64 // p_memsz
+	Align    uint64 // p_align, a power of two (1 where the file says 0)
+}
+
+// MaxTLS and MaxTLSAlign bound a PT_TLS segment: the kernel places each
+// thread's block at the top of the thread's stack.
+const (
+	MaxTLS      = 64 << 10
+	MaxTLSAlign = mem.PageSize
+)
+
 // End is the first address after the segment.
 func (s Segment) End() uint64 { return s.Addr + s.Size }
 
@@ -52,6 +70,9 @@ type Image struct {
 	// End is the first page-aligned address above every mapped page: the
 	// kernel may place the heap or other mappings at or after it.
 	End uint64
+	// TLS is the thread-local storage template; nil when the program has
+	// no thread-local variables.
+	TLS *TLS
 	// Symbols names addresses in the binary. It is never nil.
 	Symbols *Symbols
 	// Directives are the test's LANDSLIDE_CONFIG lines (DirectiveSection),
@@ -124,6 +145,25 @@ func parse(data []byte) (img *Image, err error) {
 		case elf.PT_INTERP:
 			return nil, loadErr("dynamically linked executable (PT_INTERP) is not supported; link with -static")
 		case elf.PT_LOAD:
+		case elf.PT_TLS:
+			if p.Memsz == 0 {
+				continue // sdk/linker.ld's, in a program with no thread-local variables
+			}
+			if img.TLS != nil {
+				return nil, loadErr("segment %d: a second PT_TLS segment", i)
+			}
+			if p.Filesz > p.Memsz {
+				return nil, loadErr("thread-local storage (segment %d): file size 0x%x exceeds memory size 0x%x", i, p.Filesz, p.Memsz)
+			}
+			if p.Memsz > MaxTLS {
+				return nil, loadErr("thread-local storage of %d bytes: each thread's block may take at most %d KiB", p.Memsz, MaxTLS>>10)
+			}
+			align := max(p.Align, 1)
+			if align&(align-1) != 0 || align > MaxTLSAlign {
+				return nil, loadErr("thread-local storage (segment %d): alignment 0x%x is not a power of two up to 0x%x", i, p.Align, MaxTLSAlign)
+			}
+			img.TLS = &TLS{Addr: p.Vaddr, FileSize: p.Filesz, Size: p.Memsz, Align: align}
+			continue
 		default:
 			continue
 		}
@@ -176,6 +216,18 @@ func parse(data []byte) (img *Image, err error) {
 		}
 		if e := pageUp(s.End()); e > img.End {
 			img.End = e
+		}
+	}
+	if t := img.TLS; t != nil && t.FileSize > 0 {
+		// The kernel copies the template from memory: it must be loaded.
+		in := false
+		for _, s := range img.Segments {
+			if t.Addr >= s.Addr && t.Addr < s.Addr+s.FileSize && t.FileSize <= s.Addr+s.FileSize-t.Addr {
+				in = true
+			}
+		}
+		if !in {
+			return nil, loadErr("thread-local storage's initial image at 0x%x+0x%x is not in a loaded segment's file bytes", t.Addr, t.FileSize)
 		}
 	}
 	if !entryOK {

@@ -26,6 +26,7 @@ const (
 	phVaddr  = 16
 	phFilesz = 32
 	phMemsz  = 40
+	phAlign  = 48
 )
 
 func tinyELF(t testing.TB) []byte {
@@ -50,6 +51,17 @@ func loads(b []byte) []int {
 }
 
 func set64(b []byte, off int, v uint64) { le.PutUint64(b[off:], v) }
+
+// tlsAt makes program header i of tiny.elf a PT_TLS segment.
+func tlsAt(b []byte, i int, vaddr, filesz, memsz, align uint64) []byte {
+	h := phdr(b, i)
+	le.PutUint32(b[h+phType:], uint32(elf.PT_TLS))
+	set64(b, h+phVaddr, vaddr)
+	set64(b, h+phFilesz, filesz)
+	set64(b, h+phMemsz, memsz)
+	set64(b, h+phAlign, align)
+	return b
+}
 
 // malformed is a broken variant of tiny.elf and the error it must give.
 type malformed struct {
@@ -125,6 +137,18 @@ func malformedCases() []malformed {
 			le.PutUint32(b[phdr(b, 4):], uint32(elf.PT_INTERP))
 			return b
 		}, "PT_INTERP"},
+		{"TLS too large", func(b []byte) []byte { return tlsAt(b, 4, 0x121e8, 0, MaxTLS+1, 8) },
+			"thread-local storage of 65537 bytes: each thread's block may take at most 64 KiB"},
+		{"TLS alignment", func(b []byte) []byte { return tlsAt(b, 4, 0x121e8, 4, 8, 3) },
+			"alignment 0x3 is not a power of two"},
+		{"TLS alignment over a page", func(b []byte) []byte { return tlsAt(b, 4, 0x121e8, 4, 8, 0x2000) },
+			"alignment 0x2000 is not a power of two up to 0x1000"},
+		{"TLS filesz > memsz", func(b []byte) []byte { return tlsAt(b, 4, 0x121e8, 8, 4, 4) },
+			"thread-local storage (segment 4): file size 0x8 exceeds memory size 0x4"},
+		{"TLS image not loaded", func(b []byte) []byte { return tlsAt(b, 4, 0x121e8, 8, 8, 4) },
+			"thread-local storage's initial image at 0x121e8+0x8 is not in a loaded segment's file bytes"},
+		{"two TLS segments", func(b []byte) []byte { return tlsAt(tlsAt(b, 4, 0x121e8, 4, 8, 4), 0, 0x121e8, 4, 8, 4) },
+			"segment 4: a second PT_TLS segment"},
 		{"corrupt section headers", func(b []byte) []byte { set64(b, ehShoff, 1<<40); return b }, "truncated: section headers"},
 		{"bad section string index", func(b []byte) []byte { le.PutUint16(b[62:], 0xfff0); return b }, "malformed ELF: "},
 	}
@@ -153,6 +177,29 @@ func TestLoadErrors(t *testing.T) {
 				t.Errorf("a rejected binary left %d pages mapped", n)
 			}
 		})
+	}
+}
+
+// TestLoadTLS: a PT_TLS segment whose image lies in a loaded segment's
+// file bytes is the image's TLS template; an empty one (sdk/linker.ld's
+// in a program without thread-local variables) is none.
+func TestLoadTLS(t *testing.T) {
+	for _, c := range []struct {
+		name                        string
+		vaddr, filesz, memsz, align uint64
+		want                        *TLS
+	}{
+		{"data's bytes", 0x121e8, 4, 0x24, 4, &TLS{Addr: 0x121e8, FileSize: 4, Size: 0x24, Align: 4}},
+		{"bss only", 0x121ec, 0, 0x10, 0, &TLS{Addr: 0x121ec, Size: 0x10, Align: 1}},
+		{"empty", 0, 0, 0, 0, nil},
+	} {
+		img, err := Load(tlsAt(tinyELF(t), 4, c.vaddr, c.filesz, c.memsz, c.align), mem.New())
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if (img.TLS == nil) != (c.want == nil) || img.TLS != nil && *img.TLS != *c.want {
+			t.Errorf("%s: TLS %+v, want %+v", c.name, img.TLS, c.want)
+		}
 	}
 }
 
