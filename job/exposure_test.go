@@ -49,21 +49,24 @@ func TestStackSharedThroughPointers(t *testing.T) {
 // verifies it), and a thread-local variable whose address escapes is
 // ordered like shared memory (mode 2: main reads the worker's v through
 // a pointer and sees the value before or after the worker's store, as
-// full enumeration does).
+// full enumeration does). glibc's errno (posix/glibc_errno, through
+// __errno_location) is one per thread the same way: no interleaving
+// shows a thread another's value.
 func TestThreadLocalStorage(t *testing.T) {
-	_, img := image(t, "posix/tls")
 	for _, c := range []struct {
-		mode string
-		want []string
+		prog, mode string
+		want       []string
 	}{
-		{"1", []string{`exit 0: "ok\n"`}},
-		{"2", []string{`exit 0: "seen 3\n"`, `exit 0: "seen 4\n"`}},
+		{"posix/tls", "1", []string{`exit 0: "ok\n"`}},
+		{"posix/tls", "2", []string{`exit 0: "seen 3\n"`, `exit 0: "seen 4\n"`}},
+		{"posix/glibc_errno", "", []string{`exit 0: "ok\n"`}},
 	} {
+		_, img := image(t, c.prog)
 		for _, strategy := range []string{"full", "dpor", "optimal"} {
 			kc := kernel.Config{Args: []string{"tls", c.mode}, EveryAccess: true, MaxPPs: kernel.TooDeepPreemptEverywhere}
 			res, got := explored(t, img, kc, dpor.Options{Spec: dpor.Spec{Strategy: strategy}})
 			if !res.Complete || !slices.Equal(keys(got), c.want) {
-				t.Errorf("mode %s, %s: complete %v, outcomes %q, want %q", c.mode, strategy, res.Complete, keys(got), c.want)
+				t.Errorf("%s mode %s, %s: complete %v, outcomes %q, want %q", c.prog, c.mode, strategy, res.Complete, keys(got), c.want)
 			}
 		}
 	}

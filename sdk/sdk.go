@@ -135,7 +135,7 @@ var posixHeaders = regexp.MustCompile(`(?m)^\s*#\s*include\s*[<"](pthread|verifi
 
 // glibcEntries are the functions of glibc that a program preprocessed
 // against glibc's headers (SV-COMP's and SCTBench's .i files) calls
-// where its macros expanded, which glibc/ provides: assert's.
+// where its macros expanded, which glibc/glibc.c provides: assert's.
 var glibcEntries = regexp.MustCompile(`\b__assert(_fail|_perror_fail)?\s*\(`)
 
 // compatDefines are given to a program's own sources: glibc's x86
@@ -157,6 +157,10 @@ func usesPosix(path string) bool { return uses(path, posixHeaders) }
 // usesGlibc reports whether a C source (or a header of its own) calls
 // one of glibc's functions that glibc/ provides.
 func usesGlibc(path string) bool { return uses(path, glibcEntries) }
+
+// errnoEntry is glibc's errno (errno.h's macro expands to a call of it),
+// which glibc/errno.c provides, a thread-local int per thread.
+var errnoEntry = regexp.MustCompile(`\b__errno_location\s*\(`)
 
 // uses reports whether a source, or a header of its own that it includes
 // ("file", next to it, at any depth), matches re.
@@ -336,7 +340,7 @@ func Build(opts Options) error {
 			return err
 		}
 		srcs = append(srcs, libc...)
-		glibc := false
+		glibc, errno := false, false
 		for _, src := range opts.Sources {
 			if !filepath.IsAbs(src) {
 				src = filepath.Join(absDir, src)
@@ -347,9 +351,15 @@ func Build(opts Options) error {
 			if isC(src) && usesGlibc(src) {
 				glibc = true
 			}
+			if isC(src) && uses(src, errnoEntry) {
+				errno = true
+			}
 		}
 		if glibc {
 			srcs = append(srcs, path.Join(root, "glibc", "glibc.c"))
+		}
+		if errno {
+			srcs = append(srcs, path.Join(root, "glibc", "errno.c"))
 		}
 		if cxx {
 			// The C++ runtime, and the POSIX threads under <thread>.
