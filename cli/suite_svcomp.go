@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -122,6 +123,8 @@ func readSVCOMPCSV(path string) (map[string]SVCOMPRow, error) {
 		switch v := svcomp.Verdict(row.Verdict); {
 		case e1 != nil || e2 != nil || e3 != nil:
 			return nil, fmt.Errorf("%s: row %d: a number field is not a number", path, i+2)
+		case row.Interleavings < 0 || !(row.Elapsed >= 0) || math.IsInf(row.Elapsed, 0):
+			return nil, fmt.Errorf("%s: row %d: interleavings %s and seconds %s: want numbers of at least 0", path, i+2, r[5], r[6])
 		case v != svcomp.True && v != svcomp.False && v != svcomp.Unknown:
 			return nil, fmt.Errorf("%s: row %d: verdict %q", path, i+2, row.Verdict)
 		case row.Score != svcomp.Score(svcomp.Verdict(row.Expected), v):
