@@ -1,15 +1,10 @@
 package dpor
 
 import (
-	"os"
 	"testing"
 
 	"landslide/internal/gctune"
 )
 
-// TestMain runs the tests with the collector set as the command sets it
-// (gctune): the explorations here allocate as users' do.
-func TestMain(m *testing.M) {
-	gctune.Tune()
-	os.Exit(m.Run())
-}
+// TestMain: the tests' explorations collect as the command's do.
+func TestMain(m *testing.M) { gctune.RunTests(m) }

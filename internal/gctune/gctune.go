@@ -43,6 +43,14 @@ func Tune() {
 	}
 }
 
+// RunTests is a test binary's TestMain for packages whose tests explore:
+// it tunes the collector as the command does, runs the tests (m is the
+// *testing.M) and exits with their status.
+func RunTests(m interface{ Run() int }) {
+	Tune()
+	os.Exit(m.Run())
+}
+
 func readFile(name string) []byte {
 	b, err := os.ReadFile(name)
 	if err != nil {
