@@ -331,17 +331,19 @@ func (k *Kernel) spawn(pc, a0, a1, ra uint64) (record.TID, uint64, control) {
 	if err := k.mem.Map(base, PthreadStackSize, mem.PermR|mem.PermW); err != nil {
 		return 0, errno(-eAgain), ctlContinue
 	}
+	// Its own thread-local storage at the top of its stack, the stack
+	// below it (tls.go).
+	sp, err := k.tlsBlock(base + PthreadStackSize)
+	if err != nil {
+		k.mem.Unmap(base, PthreadStackSize)
+		return 0, errno(-eAgain), ctlContinue
+	}
 	k.addRegion(region{base, PthreadStackSize})
 	t := thread{pc: pc, stackLo: base, stackHi: base + PthreadStackSize}
-	t.regs[1], t.regs[2] = ra, base+PthreadStackSize
+	t.regs[1], t.regs[2] = ra, sp
 	t.regs[3], t.regs[4] = k.cpu.X[3], k.cpu.X[4] // gp, tp
 	if k.img.TLS != nil {
-		// Its own thread-local storage, at the top of its stack (tls.go).
-		tp, err := k.tlsBlock(base + PthreadStackSize)
-		if err != nil {
-			return 0, errno(-eAgain), ctlContinue
-		}
-		t.regs[2], t.regs[4] = tp, tp
+		t.regs[4] = sp
 	}
 	t.regs[10], t.regs[11] = a0, a1
 	tid, ok := k.newThread(t)
