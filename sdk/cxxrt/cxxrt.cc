@@ -5,7 +5,10 @@
 // done), pure-virtual calls, and the constructors of global objects, run
 // before main (the build links with --wrap=main, so crt0's call of main
 // lands in __wrap_main). Global destructors are not run at exit: a
-// program's exit ends it, as _exit would. No exceptions, no RTTI.
+// program's exit ends it, as _exit would; a thread_local object's
+// destructor runs when its thread exits (pthread_exit, or the return of
+// its start routine: the POSIX library calls ls_cxx_thread_exit), not
+// the main thread's at exit, for the same reason. No exceptions, no RTTI.
 #include <assert.h>
 #include <new>
 #include <sched.h>
@@ -42,6 +45,38 @@ void *__dso_handle = &__dso_handle;
 
 // Global destructors are not run: see the file's comment.
 int __cxa_atexit(void (*)(void *), void *, void *) { return 0; }
+
+// The destructors of the calling thread's thread_local objects, in the
+// order they were constructed (__cxa_thread_atexit registers each after
+// its constructor), run newest first when the thread exits.
+namespace {
+struct thread_dtor {
+	void (*fn)(void *);
+	void *obj;
+};
+constexpr int max_thread_dtors = 64;
+thread_local thread_dtor thread_dtors[max_thread_dtors];
+thread_local int n_thread_dtors;
+} // namespace
+
+int __cxa_thread_atexit(void (*fn)(void *), void *obj, void *)
+{
+	if (n_thread_dtors == max_thread_dtors)
+		panic("__cxa_thread_atexit: more than %d thread_local objects with destructors in one thread", max_thread_dtors);
+	thread_dtors[n_thread_dtors++] = {fn, obj};
+	return 0;
+}
+
+// ls_cxx_thread_exit runs the exiting thread's thread_local destructors
+// (the POSIX library's pthread_exit calls it when it is linked). A
+// destructor may construct another thread_local object: it runs too.
+void ls_cxx_thread_exit(void)
+{
+	while (n_thread_dtors > 0) {
+		thread_dtor d = thread_dtors[--n_thread_dtors];
+		d.fn(d.obj);
+	}
+}
 
 // A static local's guard: its first byte says the object is initialised,
 // its second that a thread is initialising it.

@@ -25,8 +25,14 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
 	return r;
 }
 
+/* The C++ runtime's (sdk/cxxrt): the exiting thread's thread_local
+   destructors; undefined, so null, in a C program. */
+extern void ls_cxx_thread_exit(void) __attribute__((weak));
+
 void pthread_exit(void *retval)
 {
+	if (ls_cxx_thread_exit)
+		ls_cxx_thread_exit();
 	for (;;)
 		ls_syscall1(LS_SYS_PTHREAD_EXIT, (long)retval);
 }
