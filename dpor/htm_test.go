@@ -124,19 +124,44 @@ var guardPrograms = flag.Int("guard.programs", 4, "TestSelfAbortStops: how many 
 // final states of some of these programs with and without the stop, the
 // stop loses none that the check reaches without it, but on the programs
 // of lsStopMisses.
+// statesAndTraces explores prog once under spec and returns what
+// stateOutcomes, traces and allTraces would each have explored it for:
+// its outcomes, the traces of its executions (not sleep-set blocked or
+// stopped at a self-abort) with their counts, and every branch's trace
+// with a schedule of it.
+func statesAndTraces(t *testing.T, prog [][]op, spec Spec) (map[string]bool, map[string]int, map[string]string, *Result) {
+	t.Helper()
+	m := newModel(prog...)
+	states, counts, all := map[string]bool{}, map[string]int{}, map[string]string{}
+	r := explore(t, m, Options{Spec: spec, OnBranch: func(b *Branch) Stop {
+		if m.st.bug != nil {
+			states[m.outcome()] = true
+		} else {
+			states[fmt.Sprint(m.outcome(), m.st.reg)] = true
+		}
+		tr := traceOf(b.Transitions, b.Choices)
+		if !b.SleepBlocked && !b.SelfAbort {
+			counts[tr]++
+		}
+		if _, ok := all[tr]; !ok {
+			all[tr] = schedString(b.Choices)
+		}
+		return Continue
+	}})
+	return states, counts, all, r.res
+}
+
 func TestSelfAbortStops(t *testing.T) {
 	t.Parallel()
 	check := func(name string, prog [][]op) (stops int) {
 		t.Helper()
-		want, _ := stateOutcomes(t, prog, Spec{Strategy: "full"})
-		wantTr := allTraces(t, prog, Spec{Strategy: "full"})
+		want, _, wantTr, _ := statesAndTraces(t, prog, Spec{Strategy: "full"})
 		for _, spec := range []Spec{{}, {NoSleepSets: true}} {
-			got, res := stateOutcomes(t, prog, spec)
+			got, gotTr, _, res := statesAndTraces(t, prog, spec)
 			if !maps.Equal(got, want) {
 				t.Errorf("%s %v under %+v: reached %v, full enumeration %v", name, prog, spec, keys(got), keys(want))
 			}
 			stops += res.SelfAborts
-			gotTr, _ := traces(t, newModel(prog...), Options{Spec: spec})
 			all := map[string]bool{}
 			kept := map[string]bool{}
 			explore(t, newModel(prog...), Options{Spec: spec, keepSelfAborts: true, OnBranch: func(b *Branch) Stop {
