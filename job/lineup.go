@@ -2,9 +2,11 @@ package job
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"landslide/dpor"
 	"landslide/kernel"
@@ -33,6 +35,11 @@ const maxVerdicts = 1 << 16
 // conflict (kernel.Config.LineupSerial), and only the PPs every program
 // has stay, so the default DPOR runs each order of the calls once
 // (job.TestSpecHasEveryOrder: 1,680 runs for the 1,680 orders of 3×3).
+//
+// A specification depends on the program and this serial configuration
+// only: one learned in the process is reused (learned), so the jobs of a
+// Quicksand run on one program, or the strategies a test compares, learn
+// it once.
 func learnSpec(ctx context.Context, cfg Config) (*linearize.Spec, error) {
 	kc := cfg.Spec.KernelConfig()
 	kc.LineupSerial = true
@@ -41,7 +48,64 @@ func learnSpec(ctx context.Context, cfg Config) (*linearize.Spec, error) {
 	if kc.MaxInstructions == 0 || kc.MaxInstructions > MaxSerialInstructions {
 		kc.MaxInstructions = MaxSerialInstructions
 	}
-	k, err := kernel.New(cfg.Image, kc)
+	key := fmt.Sprintf("%x %#v", sha256.Sum256(cfg.Image), kc)
+	if spec := learned.get(key); spec != nil {
+		return spec, nil
+	}
+	spec, err := learnSpecOf(ctx, cfg.Image, kc)
+	if err == nil {
+		learned.put(key, spec)
+	}
+	return spec, err
+}
+
+// learned holds the specifications learnSpec learned, by program and
+// configuration, the last maxLearned of them. A Spec is read-only once
+// learned (Check reads it), so jobs running at once may share one.
+var learned specCache
+
+const maxLearned = 16
+
+type specCache struct {
+	mu    sync.Mutex
+	specs map[string]*linearize.Spec
+	keys  []string // oldest first
+}
+
+func (c *specCache) get(key string) *linearize.Spec {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.specs[key]
+}
+
+// clear forgets every specification (tests).
+func (c *specCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.specs, c.keys = nil, nil
+}
+
+func (c *specCache) put(key string, spec *linearize.Spec) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.specs == nil {
+		c.specs = map[string]*linearize.Spec{}
+	}
+	if _, ok := c.specs[key]; ok {
+		return
+	}
+	if len(c.keys) == maxLearned {
+		delete(c.specs, c.keys[0])
+		c.keys = c.keys[1:]
+	}
+	c.specs[key] = spec
+	c.keys = append(c.keys, key)
+}
+
+// learnSpecOf learns the specification of image under the serial
+// configuration kc.
+func learnSpecOf(ctx context.Context, image []byte, kc kernel.Config) (*linearize.Spec, error) {
+	k, err := kernel.New(image, kc)
 	if err != nil {
 		return nil, err
 	}

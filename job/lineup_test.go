@@ -8,6 +8,7 @@ import (
 	"landslide/dpor"
 	"landslide/fixtures"
 	"landslide/kernel"
+	"landslide/linearize"
 	"landslide/record"
 )
 
@@ -314,5 +315,40 @@ func TestLockfreeFixtures(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLearnedSpecReused: a specification is learned once per program and
+// serial configuration (learnSpec's cache): the same program and
+// arguments give the same Spec, whatever the job's other options (its
+// PPs, strategy), other arguments another one, and a learning that was
+// cancelled is not kept.
+func TestLearnedSpecReused(t *testing.T) {
+	_, img := image(t, "posix/lineup_counter")
+	learned.clear() // what other tests learned
+	learn := func(ctx context.Context, every bool, arg string) *linearize.Spec {
+		t.Helper()
+		cfg := Config{Spec: Spec{Kernel: kernel.Config{EveryAccess: every, Args: []string{"prog", arg}}}, Image: img}
+		cfg.Strategy = "cbdpor"
+		spec, err := learnSpec(ctx, cfg)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			t.Fatal(err)
+		}
+		return spec
+	}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if s := learn(canceled, true, "2"); s != nil {
+		t.Fatalf("a cancelled learning gave a specification of %d orders", s.Orders())
+	}
+	a := learn(context.Background(), true, "2")
+	if b := learn(context.Background(), false, "2"); b != a {
+		t.Error("the same program and arguments learned a second specification")
+	}
+	if c := learn(context.Background(), true, "1"); c == a {
+		t.Error("other arguments reused the first specification")
 	}
 }
