@@ -252,7 +252,7 @@ func TestCBDPORNoLocksPreemptions(t *testing.T) {
 // complete interleavings (not those a failure cut short, nor the
 // sleep-set blocked ones), with the outcome of each, and how many there
 // were.
-func classes(t *testing.T, m *model, opt Options) (map[[16]byte]string, int) {
+func classes(t *testing.T, m *model, opt Options) (map[[16]byte]string, int, *Result) {
 	t.Helper()
 	out := map[[16]byte]string{}
 	n := 0
@@ -268,8 +268,8 @@ func classes(t *testing.T, m *model, opt Options) (map[[16]byte]string, int) {
 		out[c] = o
 		return Continue
 	}
-	explore(t, m, opt)
-	return out, n
+	r := explore(t, m, opt)
+	return out, n, r.res
 }
 
 // TestClassIsMazurkiewicz: Branch.Class partitions the complete
@@ -293,9 +293,8 @@ func TestClassIsMazurkiewicz(t *testing.T) {
 	}()
 	for n := 0; n < *classPrograms; n++ {
 		prog := randomProgram(r)
-		all, nall := classes(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}})
-		opt, nopt := classes(t, newModel(prog...), Options{Spec: Spec{Strategy: "optimal"}})
-		fullRes := explore(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}}).res
+		all, nall, fullRes := classes(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}})
+		opt, nopt, _ := classes(t, newModel(prog...), Options{Spec: Spec{Strategy: "optimal"}})
 		failures := fullRes.Interleavings != nall
 		if !failures {
 			compared++
@@ -318,7 +317,7 @@ func TestClassIsMazurkiewicz(t *testing.T) {
 			t.Fatalf("program %d: icb ran %d interleavings over %d rounds, all of them distinct traces", n, icbRes.Executed, icbRes.Bound+1)
 		}
 		for _, spec := range []Spec{{}, {Strategy: "cbdpor"}} {
-			got, _ := classes(t, newModel(prog...), Options{Spec: spec})
+			got, _, _ := classes(t, newModel(prog...), Options{Spec: spec})
 			if len(got) != len(all) {
 				t.Fatalf("program %d %v: %s reached %d classes of %d", n, prog, spec.Strategy, len(got), len(all))
 			}

@@ -300,8 +300,7 @@ func TestOptimalTransactions(t *testing.T) {
 	blocked, executed := 0, 0
 	for n := 0; n < *txnPrograms; n++ {
 		prog := txnProgram(rnd)
-		all, _ := stateOutcomes(t, prog, Spec{Strategy: "full"})
-		wantTr, _ := traces(t, newModel(prog...), Options{Spec: Spec{Strategy: "full"}})
+		all, wantTr, _, _ := statesAndTraces(t, prog, Spec{Strategy: "full"})
 		failing := slices.ContainsFunc(keys(all), func(k string) bool { return strings.HasPrefix(k, "assert") })
 		for _, s := range []string{"dpor", "optimal"} {
 			if got, _ := stateOutcomes(t, prog, Spec{Strategy: s}); !maps.Equal(got, all) {
