@@ -81,13 +81,13 @@ func TestDeterminism(t *testing.T) {
 }
 
 // TestReferenceLibrary: the correct library passes every shipped test
-// program under the default schedule and 100 random seeds (-reflib.seeds), with no bug
+// program under the default schedule and 60 random seeds (-reflib.seeds), with no bug
 // and exit status 0 (any status where the status is itself an outcome).
 // The seeds draw no transaction aborts (schedule.Random.Aborts): two
 // correct TM fixtures, lock_fast on the fixed spinlock and on a mutex,
 // are correct only without RETRY aborts (STM mode, as the thesis ran
 // them); the TM fixtures are checked in their modes in job.
-var refSeeds = flag.Int("reflib.seeds", 100, "TestReferenceLibrary: how many random seeds per program")
+var refSeeds = flag.Int("reflib.seeds", 60, "TestReferenceLibrary: how many random seeds per program")
 
 func TestReferenceLibrary(t *testing.T) {
 	fs := threadFixtures(func(e string) bool { return e == "ok" })
