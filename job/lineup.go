@@ -64,7 +64,9 @@ func learnSpec(ctx context.Context, cfg Config) (*linearize.Spec, error) {
 // learned (Check reads it), so jobs running at once may share one.
 var learned specCache
 
-const maxLearned = 16
+// maxLearned is small: a specification may hold up to MaxSerialRuns
+// orders, and a process's jobs on one program need one.
+const maxLearned = 4
 
 type specCache struct {
 	mu    sync.Mutex
