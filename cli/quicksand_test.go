@@ -127,6 +127,7 @@ func TestQuicksandUsage(t *testing.T) {
 // larger: a walk found it first, at 11,130, and job 21 at 19,295 without
 // walks; job 17 at 15,964 before atomic conflicts were PPs.)
 func TestQuicksandText(t *testing.T) {
+	t.Parallel() // four runs on one core each (-c 1): the package ends the suite alone otherwise
 	for _, c := range []struct {
 		flags []string
 		want  []string
