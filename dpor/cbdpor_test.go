@@ -393,15 +393,20 @@ func stateOutcomesOpt(t *testing.T, prog [][]op, opt Options) (map[string]bool, 
 	m := newModel(prog...)
 	out := map[string]bool{}
 	opt.OnBranch = func(b *Branch) Stop {
-		if m.st.bug != nil {
-			out[m.outcome()] = true
-		} else {
-			out[fmt.Sprint(m.outcome(), m.st.reg)] = true
-		}
+		out[m.finalState()] = true
 		return Continue
 	}
 	r := explore(t, m, opt)
 	return out, r.res
+}
+
+// finalState is what stateOutcomes counts of a branch's end: the
+// failure, or the outcome with every thread's register (its local state).
+func (m *model) finalState() string {
+	if m.st.bug != nil {
+		return m.outcome()
+	}
+	return fmt.Sprint(m.outcome(), m.st.reg)
 }
 
 // TestStateDependentAccesses: on random programs whose steps touch

@@ -134,11 +134,7 @@ func statesAndTraces(t *testing.T, prog [][]op, spec Spec) (map[string]bool, map
 	m := newModel(prog...)
 	states, counts, all := map[string]bool{}, map[string]int{}, map[string]string{}
 	r := explore(t, m, Options{Spec: spec, OnBranch: func(b *Branch) Stop {
-		if m.st.bug != nil {
-			states[m.outcome()] = true
-		} else {
-			states[fmt.Sprint(m.outcome(), m.st.reg)] = true
-		}
+		states[m.finalState()] = true
 		tr := traceOf(b.Transitions, b.Choices)
 		if !b.SleepBlocked && !b.SelfAbort {
 			counts[tr]++

@@ -279,20 +279,23 @@ func TestHTMOutcomes(t *testing.T) {
 		{false, []string{"2", "2", "check"}, []int{0, 1, 2}},
 		{false, []string{"3", "1", "check"}, []int{0, 1}}, // three threads: where retry sets saturate
 	} {
-		truth := map[dpor.Spec]map[string]bool{} // full enumeration's, by its spec
-		counts := map[dpor.Spec]int{}
+		type enumerated struct {
+			outcomes map[string]bool
+			n        int
+		}
+		truth := map[dpor.Spec]enumerated{} // full enumeration's, by its spec
 		for _, i := range c.modes {
 			m := htmModes[i]
 			full := m.spec
 			full.Strategy, full.RetrySets = "full", false // the same ground truth
-			want, ok := truth[full]
+			e, ok := truth[full]
 			if !ok {
 				// Retry sets are a reduction: with and without them, full
 				// enumeration is the same run, enumerated once.
-				want, counts[full] = htmOutcomes(t, "htm/observe", full, c.racePPs, c.args...)
-				truth[full] = want
+				e.outcomes, e.n = htmOutcomes(t, "htm/observe", full, c.racePPs, c.args...)
+				truth[full] = e
 			}
-			nf := counts[full]
+			want, nf := e.outcomes, e.n
 			if len(want) < 2 {
 				t.Fatalf("observe %v: %d outcomes: no test", c.args, len(want))
 			}
