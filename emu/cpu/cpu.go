@@ -20,6 +20,9 @@
 // the block without calls; what it must not do alone (an access a Tracker,
 // Gate or Watcher sees, a TLB miss, an atomic, an ecall) it hands to step,
 // the one-instruction path, at that instruction's exact PC and count.
+// Adjacent register-only instructions of common idioms, the second
+// reading the first's result, run as one fused pair (fuse.go): one
+// dispatch, the intermediate value kept in a host register.
 // exec_ref_test.go keeps the instruction-at-a-time loop as the reference
 // the tests compare every stop, register and callback with.
 //
@@ -410,6 +413,7 @@ func (c *CPU) refill(pc uint64) bool {
 		off := pc & mem.PageMask
 		in := Decode(binary.LittleEndian.Uint32(p.Data[off:]))
 		in.Brk = c.bps[pc]
+		in.fop = in.Op // alone: it fuses with nothing
 		c.scratch.insts[off>>2] = in
 		c.scratch.blk[off>>2] = 1
 		if in.Brk {
@@ -427,6 +431,7 @@ func (c *CPU) refill(pc uint64) bool {
 			cp.insts[i].Brk = c.bps[vpn<<mem.PageShift|uint64(i*4)]
 		}
 		markOrdered(cp.insts[:])
+		setDispatch(cp.insts[:])
 		cp.setBlocks()
 		p.Pin() // keyed by its address: never recycled as another page
 		c.codes[p] = cp

@@ -161,6 +161,9 @@ type Inst struct {
 	// LR, SC and AMOs): OrderAtomic, OrderAcquire, OrderRelease, and for
 	// a fence OrderFence when the tracker is told of it.
 	Order Order
+	// fop is what exec dispatches on: Op, or a fused pair's code (fuse.go).
+	// Only decoded code pages set it (setDispatch); Decode leaves it zero.
+	fop Op
 	// Imm is the sign-extended immediate (every RV64 immediate fits in 32
 	// bits; keeping Inst at 16 bytes keeps decoded pages cache-friendly).
 	Imm int32

@@ -123,11 +123,13 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 		n += m
 		for ; p != pend; p = unsafe.Add(p, instSize) {
 			in := (*Inst)(p)
-			switch in.Op {
+			switch in.fop {
 			case OpLUI: // imm[31:12] rd 0110111
 				*reg(x, in.Rd) = uint64(in.Imm)
 			case OpAUIPC: // imm[31:12] rd 0010111
-				*reg(x, in.Rd) = end - uint64((uintptr(pend)-uintptr(p))/(instSize/4)) + uint64(in.Imm)
+				// Its PC from its place on the page: the walk's
+				// bounds stay out of it (and in machine registers).
+				*reg(x, in.Rd) = codeVPN<<mem.PageShift + uint64((uintptr(p)-uintptr(unsafe.Pointer(&code.insts)))/(instSize/4)) + uint64(in.Imm)
 			case OpJAL: // imm[20|10:1|11|19:12] rd 1101111
 				t := end - 4 + uint64(in.Imm)
 				if t&3 != 0 {
@@ -288,11 +290,11 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 			case OpANDI:
 				*reg(x, in.Rd) = *reg(x, in.Rs1) & uint64(in.Imm)
 			case OpSLLI:
-				*reg(x, in.Rd) = *reg(x, in.Rs1) << uint(in.Imm)
+				*reg(x, in.Rd) = *reg(x, in.Rs1) << (uint(in.Imm) & 63)
 			case OpSRLI:
-				*reg(x, in.Rd) = *reg(x, in.Rs1) >> uint(in.Imm)
+				*reg(x, in.Rd) = *reg(x, in.Rs1) >> (uint(in.Imm) & 63)
 			case OpSRAI:
-				*reg(x, in.Rd) = uint64(int64(*reg(x, in.Rs1)) >> uint(in.Imm))
+				*reg(x, in.Rd) = uint64(int64(*reg(x, in.Rs1)) >> (uint(in.Imm) & 63))
 			case OpADD:
 				*reg(x, in.Rd) = *reg(x, in.Rs1) + *reg(x, in.Rs2)
 			case OpSUB:
@@ -375,6 +377,135 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 					*reg(x, in.Rd) = sext32(*reg(x, in.Rs1))
 				} else {
 					*reg(x, in.Rd) = sext32(uint64(uint32(*reg(x, in.Rs1)) % d))
+				}
+
+			// Fused pairs (fuse.go): the first instruction's result t, then
+			// the second's, when it is in this walk (partner).
+			case fuseLUIxADDI:
+				t := uint64(in.Imm)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t + uint64(b.Imm)
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseLUIxADDIW:
+				t := uint64(in.Imm)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = sext32(t + uint64(b.Imm))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSLLIxSRLI:
+				t := *reg(x, in.Rs1) << (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t >> (uint(b.Imm) & 63)
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSLLIxSRAI:
+				t := *reg(x, in.Rs1) << (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = uint64(int64(t) >> (uint(b.Imm) & 63))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSLLIxADD:
+				t := *reg(x, in.Rs1) << (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t + *reg(x, other(b, in.Rd))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSLLIxSUB:
+				t := *reg(x, in.Rs1) << (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = *reg(x, b.Rs1) - t
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSLLIxXOR:
+				t := *reg(x, in.Rs1) << (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t ^ *reg(x, other(b, in.Rd))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSLLIxOR:
+				t := *reg(x, in.Rs1) << (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t | *reg(x, other(b, in.Rd))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSLLIxAND:
+				t := *reg(x, in.Rs1) << (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t & *reg(x, other(b, in.Rd))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSRLIxADD:
+				t := *reg(x, in.Rs1) >> (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t + *reg(x, other(b, in.Rd))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSRLIxSUB:
+				t := *reg(x, in.Rs1) >> (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = *reg(x, b.Rs1) - t
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSRLIxXOR:
+				t := *reg(x, in.Rs1) >> (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t ^ *reg(x, other(b, in.Rd))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSRLIxOR:
+				t := *reg(x, in.Rs1) >> (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t | *reg(x, other(b, in.Rd))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSRLIxAND:
+				t := *reg(x, in.Rs1) >> (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t & *reg(x, other(b, in.Rd))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseSRLIxANDI:
+				t := *reg(x, in.Rs1) >> (uint(in.Imm) & 63)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t & uint64(b.Imm)
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseMULxADD:
+				t := *reg(x, in.Rs1) * *reg(x, in.Rs2)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t + *reg(x, other(b, in.Rd))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseADDIxADD:
+				t := *reg(x, in.Rs1) + uint64(in.Imm)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t + *reg(x, other(b, in.Rd))
+					p = unsafe.Add(p, instSize)
+				}
+			case fuseADDIxADDI:
+				t := *reg(x, in.Rs1) + uint64(in.Imm)
+				*reg(x, in.Rd) = t
+				if b := partner(p, pend); b != nil {
+					*reg(x, b.Rd) = t + uint64(b.Imm)
+					p = unsafe.Add(p, instSize)
 				}
 
 			case OpFENCE:
