@@ -413,8 +413,9 @@ func (c *CPU) refill(pc uint64) bool {
 		off := pc & mem.PageMask
 		in := Decode(binary.LittleEndian.Uint32(p.Data[off:]))
 		in.Brk = c.bps[pc]
-		in.fop = in.Op // alone: it fuses with nothing
 		c.scratch.insts[off>>2] = in
+		setDispatch(c.scratch.insts[off>>2 : off>>2+1]) // alone: it fuses with nothing
+		c.scratch.vpn = vpn
 		c.scratch.blk[off>>2] = 1
 		if in.Brk {
 			c.scratch.blk[off>>2] |= blkBrk

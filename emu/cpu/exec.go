@@ -81,6 +81,12 @@ func reg(x *[33]uint64, r uint8) *uint64 {
 // instSize is the size of an Inst: exec walks blocks by pointer.
 const instSize = unsafe.Sizeof(Inst{})
 
+// pcAt is the PC of the instruction at p on the code page whose insts
+// begin at base and whose first PC is vbase.
+func pcAt(vbase uint64, base uintptr, p unsafe.Pointer) uint64 {
+	return vbase + uint64((uintptr(p)-base)/(instSize/4))
+}
+
 // How exec and step end.
 const (
 	execEnd   = iota // exec: the budget ran out or the code page changes
@@ -100,6 +106,9 @@ const (
 // exec's to do.
 func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast bool) (n, next uint64, st int) {
 	x := &c.X
+	// code.vpn, not codeVPN: writable code runs from the scratch page,
+	// whose codeVPN matches no PC.
+	vbase, base := code.vpn<<mem.PageShift, uintptr(unsafe.Pointer(&code.insts))
 	for {
 		i := (pc >> 2) & (mem.PageSize/4 - 1)
 		m := uint64(code.blk[i])
@@ -113,13 +122,13 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 		if budget-n < m {
 			m = budget - n
 		}
-		// The block is insts[i:i+m], walked by pointer (p); end is the PC
-		// after it. n counts it in advance: an instruction that leaves it
-		// early takes back itself and those after it (left). A jump or a
-		// branch is always a block's last instruction: its PC is end-4.
+		// The block is insts[i:i+m], walked by pointer (p); an
+		// instruction's PC comes from its place on the page (pcAt), so
+		// the walk keeps only p and pend in registers. n counts the block
+		// in advance: an instruction that leaves it early takes back
+		// itself and those after it (left).
 		p := unsafe.Pointer(&code.insts[i])
 		pend := unsafe.Add(p, uintptr(m)*instSize)
-		end := pc + m<<2
 		n += m
 		for ; p != pend; p = unsafe.Add(p, instSize) {
 			in := (*Inst)(p)
@@ -127,64 +136,76 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 			case OpLUI: // imm[31:12] rd 0110111
 				*reg(x, in.Rd) = uint64(in.Imm)
 			case OpAUIPC: // imm[31:12] rd 0010111
-				// Its PC from its place on the page: the walk's
-				// bounds stay out of it (and in machine registers).
-				*reg(x, in.Rd) = codeVPN<<mem.PageShift + uint64((uintptr(p)-uintptr(unsafe.Pointer(&code.insts)))/(instSize/4)) + uint64(in.Imm)
+				*reg(x, in.Rd) = pcAt(vbase, base, p) + uint64(in.Imm)
 			case OpJAL: // imm[20|10:1|11|19:12] rd 1101111
-				t := end - 4 + uint64(in.Imm)
+				here := pcAt(vbase, base, p)
+				t := here + uint64(in.Imm)
 				if t&3 != 0 {
-					return n - 1, end - 4, execStep
+					return n - 1, here, execStep
 				}
-				*reg(x, in.Rd) = end
+				*reg(x, in.Rd) = here + 4
 				pc = t
 				goto next
 			case OpJALR: // imm rs1 000 rd 1100111
 				t := (*reg(x, in.Rs1) + uint64(in.Imm)) &^ 1
+				here := pcAt(vbase, base, p)
 				if t&3 != 0 {
-					return n - 1, end - 4, execStep
+					return n - 1, here, execStep
 				}
-				*reg(x, in.Rd) = end
+				*reg(x, in.Rd) = here + 4
 				pc = t
 				goto next
 			case OpBEQ:
-				next = end
+				next = pcAt(vbase, base, p)
 				if *reg(x, in.Rs1) == *reg(x, in.Rs2) {
-					next += uint64(in.Imm) - 4
+					next += uint64(in.Imm)
+				} else {
+					next += 4
 				}
 				pc = next
 				goto next
 			case OpBNE:
-				next = end
+				next = pcAt(vbase, base, p)
 				if *reg(x, in.Rs1) != *reg(x, in.Rs2) {
-					next += uint64(in.Imm) - 4
+					next += uint64(in.Imm)
+				} else {
+					next += 4
 				}
 				pc = next
 				goto next
 			case OpBLT:
-				next = end
+				next = pcAt(vbase, base, p)
 				if int64(*reg(x, in.Rs1)) < int64(*reg(x, in.Rs2)) {
-					next += uint64(in.Imm) - 4
+					next += uint64(in.Imm)
+				} else {
+					next += 4
 				}
 				pc = next
 				goto next
 			case OpBGE:
-				next = end
+				next = pcAt(vbase, base, p)
 				if int64(*reg(x, in.Rs1)) >= int64(*reg(x, in.Rs2)) {
-					next += uint64(in.Imm) - 4
+					next += uint64(in.Imm)
+				} else {
+					next += 4
 				}
 				pc = next
 				goto next
 			case OpBLTU:
-				next = end
+				next = pcAt(vbase, base, p)
 				if *reg(x, in.Rs1) < *reg(x, in.Rs2) {
-					next += uint64(in.Imm) - 4
+					next += uint64(in.Imm)
+				} else {
+					next += 4
 				}
 				pc = next
 				goto next
 			case OpBGEU:
-				next = end
+				next = pcAt(vbase, base, p)
 				if *reg(x, in.Rs1) >= *reg(x, in.Rs2) {
-					next += uint64(in.Imm) - 4
+					next += uint64(in.Imm)
+				} else {
+					next += 4
 				}
 				pc = next
 				goto next
@@ -195,7 +216,7 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				if !fast || e.vpn != a>>mem.PageShift {
 					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-					return n - left, end - left<<2, execStep
+					return n - left, pcAt(vbase, base, p), execStep
 				}
 				*reg(x, in.Rd) = uint64(int64(int8(e.page.Data[a&mem.PageMask])))
 			case OpLBU:
@@ -203,7 +224,7 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.rtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				if !fast || e.vpn != a>>mem.PageShift {
 					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-					return n - left, end - left<<2, execStep
+					return n - left, pcAt(vbase, base, p), execStep
 				}
 				*reg(x, in.Rd) = uint64(e.page.Data[a&mem.PageMask])
 			case OpLH, OpLHU:
@@ -212,7 +233,7 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
 					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-					return n - left, end - left<<2, execStep
+					return n - left, pcAt(vbase, base, p), execStep
 				}
 				v := uint64(binary.LittleEndian.Uint16(e.page.Data[off:]))
 				if in.Op == OpLH {
@@ -225,7 +246,7 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
 					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-					return n - left, end - left<<2, execStep
+					return n - left, pcAt(vbase, base, p), execStep
 				}
 				v := uint64(binary.LittleEndian.Uint32(e.page.Data[off:]))
 				if in.Op == OpLW {
@@ -238,7 +259,7 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
 					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-					return n - left, end - left<<2, execStep
+					return n - left, pcAt(vbase, base, p), execStep
 				}
 				*reg(x, in.Rd) = binary.LittleEndian.Uint64(e.page.Data[off:])
 			case OpSB:
@@ -246,7 +267,7 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				e := &c.wtlb[(a>>mem.PageShift)&(tlbSize-1)]
 				if !fast || e.vpn != a>>mem.PageShift {
 					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-					return n - left, end - left<<2, execStep
+					return n - left, pcAt(vbase, base, p), execStep
 				}
 				e.page.Data[a&mem.PageMask] = byte(*reg(x, in.Rs2))
 			case OpSH:
@@ -255,7 +276,7 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-2 {
 					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-					return n - left, end - left<<2, execStep
+					return n - left, pcAt(vbase, base, p), execStep
 				}
 				binary.LittleEndian.PutUint16(e.page.Data[off:], uint16(*reg(x, in.Rs2)))
 			case OpSW:
@@ -264,7 +285,7 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-4 {
 					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-					return n - left, end - left<<2, execStep
+					return n - left, pcAt(vbase, base, p), execStep
 				}
 				binary.LittleEndian.PutUint32(e.page.Data[off:], uint32(*reg(x, in.Rs2)))
 			case OpSD:
@@ -273,7 +294,7 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				off := a & mem.PageMask
 				if !fast || e.vpn != a>>mem.PageShift || off > mem.PageSize-8 {
 					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-					return n - left, end - left<<2, execStep
+					return n - left, pcAt(vbase, base, p), execStep
 				}
 				binary.LittleEndian.PutUint64(e.page.Data[off:], *reg(x, in.Rs2))
 
@@ -513,21 +534,21 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 				// tell the tracker of a C11 fence (markOrdered).
 				if in.Order&OrderFence != 0 && c.Tracker != nil {
 					left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-					return n - left, end - left<<2, execStep
+					return n - left, pcAt(vbase, base, p), execStep
 				}
 			case OpFENCEI:
 				// Code pages are never writable: nothing to flush.
 			case OpIllegal: // (a case, not the default: no -1 before the jump table)
 				left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-				return n - left, end - left<<2, execStep
+				return n - left, pcAt(vbase, base, p), execStep
 			default:
 				// Loads and stores that miss, atomics, counters, ecall,
 				// ebreak, illegal instructions.
 				left := uint64((uintptr(pend) - uintptr(p)) / instSize)
-				return n - left, end - left<<2, execStep
+				return n - left, pcAt(vbase, base, p), execStep
 			}
 		}
-		pc = end
+		pc = pcAt(vbase, base, pend)
 	next:
 		if n >= budget || pc>>mem.PageShift != codeVPN {
 			return n, pc, execEnd
@@ -561,6 +582,33 @@ func (c *CPU) step(in *Inst, pc, n uint64) (next uint64, st int) {
 		}
 		x[in.Rd] = next
 		next = t
+	case OpBEQ, OpBNE, OpBLT, OpBGE, OpBLTU, OpBGEU:
+		// Only a branch whose offset is not a multiple of 4 comes here
+		// (setDispatch): taken, it raises instruction-address-misaligned.
+		a, b := x[in.Rs1], x[in.Rs2]
+		var taken bool
+		switch in.Op {
+		case OpBEQ:
+			taken = a == b
+		case OpBNE:
+			taken = a != b
+		case OpBLT:
+			taken = int64(a) < int64(b)
+		case OpBGE:
+			taken = int64(a) >= int64(b)
+		case OpBLTU:
+			taken = a < b
+		case OpBGEU:
+			taken = a >= b
+		}
+		if taken {
+			t := pc + uint64(in.Imm)
+			if t&3 != 0 {
+				c.pending = Stop{Reason: StopMisaligned, PC: pc, Inst: *in, Addr: t}
+				return 0, execStop
+			}
+			next = t
+		}
 	case OpLB, OpLH, OpLW, OpLD, OpLBU, OpLHU, OpLWU:
 		a := x[in.Rs1] + uint64(in.Imm)
 		size := loadSize[in.Op]

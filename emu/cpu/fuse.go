@@ -123,12 +123,20 @@ func fusedWith(a, b *Inst) Op {
 }
 
 // setDispatch sets every instruction's dispatch code: its Op, or its
-// pair's when it fuses with the next instruction on the page.
+// pair's when it fuses with the next instruction on the page, or
+// OpIllegal (step's) for a branch whose offset is not a multiple of 4:
+// taken, it raises instruction-address-misaligned, which step reports,
+// so exec's branches never leave the PC misaligned (its PCs come from
+// the instructions' places on the page).
 func setDispatch(insts []Inst) {
 	for i := range insts {
-		insts[i].fop = insts[i].Op
-		if i+1 < len(insts) {
-			insts[i].fop = fusedWith(&insts[i], &insts[i+1])
+		in := &insts[i]
+		in.fop = in.Op
+		switch {
+		case in.Op >= OpBEQ && in.Op <= OpBGEU && in.Imm&3 != 0:
+			in.fop = OpIllegal
+		case i+1 < len(insts):
+			in.fop = fusedWith(in, &insts[i+1])
 		}
 	}
 }
