@@ -322,7 +322,11 @@ func reportExplore(cmd *cobra.Command, path string, f *outputFlags, r *check.Exp
 		fmt.Fprintf(out, "Not verified: every interleaving with at most %d %s was tested without finding a bug (%d interleavings in the last round, %d run in all), but some need more.\n",
 			res.Bound, plural(res.Bound, "preemption"), res.Interleavings, res.Executed)
 	default:
-		fmt.Fprintf(out, "Not verified: %s after %d interleavings; %s.\n", stopReason(r), res.Executed, coverage(res.Estimate.Proportion, res.Estimate.Size))
+		cut := ""
+		if res.Cut {
+			cut = ", inside the next one (cut there, not counted)"
+		}
+		fmt.Fprintf(out, "Not verified: %s after %d interleavings%s; %s.\n", stopReason(r), res.Executed, cut, coverage(res.Estimate.Proportion, res.Estimate.Size))
 		if len(r.Narrow) > 0 {
 			var lines, flags []string
 			for _, d := range r.Narrow {
@@ -489,7 +493,7 @@ func writeExploreJSON(w io.Writer, path string, code int, r *check.ExploreResult
 	doc := ExploreJSON{
 		Program: path, Result: resultName(code), ExitCode: code, Interleavings: res.Interleavings,
 		Executed: res.Executed, SleepBlocked: res.SleepBlocked, Blocked: res.Blocked, SelfAborts: res.SelfAborts, Transitions: res.Transitions, Complete: res.Complete, Verified: res.Verified,
-		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Proportion: finite(res.Estimate.Proportion),
+		Bounded: res.Bounded, Bound: bound, Stopped: res.Stopped.String(), Cut: res.Cut, Proportion: finite(res.Estimate.Proportion),
 		EstimatedSize: finite(res.Estimate.Size), ElapsedSec: res.Elapsed.Seconds(), PPSet: res.PPSet,
 		Races: []RaceJSON{}, Bugs: []*BugJSON{}, SpecOrders: res.SpecOrders, Budgeted: res.Budgeted,
 		Traces: res.Traces, TracesAtLeast: res.TracesAtLeast, Caveat: res.Caveat, Fallback: res.Fallback,

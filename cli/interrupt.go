@@ -34,7 +34,7 @@ func interruptContext(cmd *cobra.Command) (context.Context, func()) {
 	go func() {
 		select {
 		case sig := <-ch:
-			fmt.Fprintf(stderr, "landslide: %v: stopping after the current interleaving and committing (again to exit at once)\n", sig)
+			fmt.Fprintf(stderr, "landslide: %v: stopping (after the current interleaving, or inside it if it is long) and committing (again to exit at once)\n", sig)
 			cancel()
 		case <-done:
 			return

@@ -48,8 +48,11 @@ type ExploreJSON struct {
 	Bound         int  `json:"preemption_bound,omitempty"`
 	// SpecOrders: with --linearizability, the orders of the calls the
 	// sequential specification holds.
-	SpecOrders    int        `json:"linearizability_orders,omitempty"`
-	Stopped       string     `json:"stopped,omitempty"`
+	SpecOrders int    `json:"linearizability_orders,omitempty"`
+	Stopped    string `json:"stopped,omitempty"`
+	// Cut: the exploration stopped (the budget, an interrupt) inside an
+	// execution, which is not counted.
+	Cut           bool       `json:"cut_inside_execution,omitempty"`
 	Proportion    float64    `json:"estimated_proportion"`
 	EstimatedSize float64    `json:"estimated_size"`
 	ElapsedSec    float64    `json:"elapsed_seconds"`

@@ -206,6 +206,12 @@ type Result struct {
 	Fallback string
 	// Depth is the number of transitions of the last interleaving.
 	Depth int
+	// Cut: Options.Expired ended the exploration inside an execution
+	// (Stopped is StopBudget, or StopCanceled when the context was
+	// canceled by then): that execution
+	// is not counted, the counts are those of the executions before it,
+	// and the Explorer, left inside it, has no Frontier.
+	Cut bool
 }
 
 // node is one PP of the current branch.
@@ -275,6 +281,8 @@ type Explorer struct {
 	// the infeasible ones (Branch.Blocked).
 	sleepBlocked, selfAborts, blocked int
 	resumed                           bool // Resume built the branch: Run starts by choosing the next one
+	// cut: Run returned from inside a branch (Result.Cut).
+	cut bool
 	// classes holds the Mazurkiewicz traces of the interleavings run
 	// (Result.Traces); classesPartial: not all of them (resumed, or
 	// capped at MaxCountedTraces).
@@ -389,6 +397,9 @@ func (x *Explorer) hasValues(t record.TID) bool {
 // interleaving: the explorer's state, Frontier, is then that of the last
 // interleaving, and Result.Stopped is StopCanceled).
 func (x *Explorer) Run(ctx context.Context) (*Result, error) {
+	if x.cut {
+		return nil, errors.New("dpor: the exploration was cut inside an execution (Result.Cut): it cannot go on")
+	}
 	res := &Result{}
 	var pending record.Choice // the tag to run at the deepest node
 	if x.resumed {
@@ -415,6 +426,15 @@ func (x *Explorer) Run(ctx context.Context) (*Result, error) {
 			x.resumed = false // the frontier's branch was counted by the run that stored it
 		} else {
 			br, err := x.runBranch(pending)
+			if errors.Is(err, errCut) {
+				// res holds the counts of the branches before this one.
+				x.cut = true
+				res.Stopped, res.Cut = StopBudget, true
+				if ctx.Err() != nil {
+					res.Stopped = StopCanceled
+				}
+				return res, nil
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -673,9 +693,13 @@ func (x *Explorer) backtrack(d int) error {
 	return nil
 }
 
+// errCut is runBranch's answer when Options.Expired cuts a branch.
+var errCut = errors.New("dpor: cut inside an execution")
+
 // ExpiredEvery is how many steps of a branch run between two calls of
-// Options.Expired.
-const ExpiredEvery = 4096
+// Options.Expired. (A variable only so that tests of other packages can
+// cut short executions: they lower it.)
+var ExpiredEvery = 4096
 
 // runBranch runs from the deepest node to the end, first choosing pending
 // there if set, then the machine's default choices, and analyses the
@@ -742,8 +766,7 @@ func (x *Explorer) runBranch(pending record.Choice) (*Branch, error) {
 			break
 		}
 		if x.opt.Expired != nil && len(x.trs)%ExpiredEvery == 0 && x.opt.Expired() {
-			br.Budget = true
-			break
+			return nil, errCut
 		}
 	}
 	x.executed++

@@ -102,8 +102,12 @@ type FrontierNode struct {
 }
 
 // Frontier returns the explorer's state. Call it from OnBranch (between
-// interleavings); the result shares nothing with the explorer.
+// interleavings); the result shares nothing with the explorer. After a
+// Run whose Result is Cut it is nil.
 func (x *Explorer) Frontier() *Frontier {
+	if x.cut {
+		return nil // inside a branch (Result.Cut): no state to resume from
+	}
 	f := &Frontier{
 		Version:     FrontierVersion,
 		Nodes:       make([]FrontierNode, len(x.nodes)),

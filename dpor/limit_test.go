@@ -81,21 +81,24 @@ func TestCheckerLimitStops(t *testing.T) {
 	}
 }
 
-// TestExpiredCutsABranch: Options.Expired is asked every ExpiredEvery
-// steps of a branch, and once it says so the branch ends there, as one
-// that ran out of budget (Branch.Budget, Result.Budgeted: not complete,
-// no verdict), which OnBranch sees: one execution of many steps keeps
-// the caller's time budget.
-func TestExpiredCutsABranch(t *testing.T) {
+// TestExpiredCutAbandons: Options.Expired is asked every ExpiredEvery
+// steps of a branch, and the branch it cuts is not one at all: Run
+// returns at once with Result.Cut, the
+// counts of the branches before it (here one complete branch of the
+// program, then the long one cut at the second question), no OnBranch
+// for it, and no Frontier; a second Run refuses.
+func TestExpiredCutAbandons(t *testing.T) {
 	long := make([]op, 3*ExpiredEvery)
 	for i := range long {
 		long[i] = op{kind: opSet, v: 0, arg: int64(i)}
 	}
-	calls := 0
-	var seen []*Branch
-	x, err := New(newModel(long, []op{{kind: opSet, v: 1, arg: 1}}), Options{
-		Expired:  func() bool { calls++; return calls >= 2 },
-		OnBranch: func(b *Branch) Stop { seen = append(seen, b); return StopBudget },
+	calls, branches := 0, 0
+	// Thread 1's one write races with thread 2's: a second branch.
+	x, err := New(newModel([]op{{kind: opSet, v: 0, arg: -1}}, long), Options{
+		// The first branch runs 1+3*ExpiredEvery steps (asked three
+		// times: no); the second is cut at its first question.
+		Expired:  func() bool { calls++; return calls >= 4 },
+		OnBranch: func(b *Branch) Stop { branches++; return Continue },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -104,12 +107,21 @@ func TestExpiredCutsABranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != 2 || len(seen) != 1 || !seen[0].Budget || res.Stopped != StopBudget || res.Budgeted != 1 || res.Complete {
-		t.Fatalf("Expired asked %d times, %d branches (budget %v); stopped %q, %d budgeted, complete %v",
-			calls, len(seen), len(seen) > 0 && seen[0].Budget, res.Stopped, res.Budgeted, res.Complete)
+	if !res.Cut || res.Stopped != StopBudget || res.Complete || branches != 1 || res.Executed != 1 || res.Budgeted != 0 {
+		t.Fatalf("cut %v, stopped %q, complete %v, %d branches seen, %d executed, %d budgeted; want a cut after one branch",
+			res.Cut, res.Stopped, res.Complete, branches, res.Executed, res.Budgeted)
 	}
-	if n := res.Transitions; n != 2*ExpiredEvery {
-		t.Errorf("the branch ran %d steps, want %d (cut at the second question)", n, 2*ExpiredEvery)
+	if res.Transitions != 1+3*ExpiredEvery {
+		t.Errorf("%d transitions counted, want the first branch's %d", res.Transitions, 1+3*ExpiredEvery)
+	}
+	if calls != 4 {
+		t.Errorf("Expired asked %d times, want 4", calls)
+	}
+	if x.Frontier() != nil {
+		t.Error("a cut explorer gave a frontier")
+	}
+	if _, err := x.Run(context.Background()); err == nil {
+		t.Error("a cut explorer ran again")
 	}
 }
 

@@ -85,11 +85,15 @@ type Options struct {
 	// other executions may reach a bug before the limit.
 	PastLimits bool
 	// Expired, when set, is asked every ExpiredEvery steps of a branch:
-	// true ends the branch there, as one whose execution ran out of
-	// budget (Branch.Budget: not a complete interleaving, and no
-	// verdict), and OnBranch then sees it. A single execution of millions
-	// of steps thus keeps the caller's time budget (job sets it for the
-	// jobs it does not store: a cut branch stays out of budget on resume).
+	// true ends the exploration there at once, without a trace of that
+	// branch (no OnBranch, no count): Result.Cut, and the Explorer,
+	// left inside the branch, has no Frontier and cannot Run again. A
+	// single execution of millions of steps thus keeps the caller's time
+	// budget and answers an interrupt (job asks both). Counted as an
+	// execution out of budget instead, the cut one would read as one the
+	// program ran out of instructions in, and, stored, could never be
+	// explored on resume; abandoned, a resume explores it again whole
+	// from the store's last commit, as after a crash.
 	Expired func() bool
 	// Judge, when set, sees every interleaving that ended without a bug,
 	// after the strategy has chosen the alternatives (so that a bug it

@@ -285,13 +285,12 @@ func (j *runner) run(parent context.Context) (*Result, error) {
 		}
 		opt.Judge, orders = lineupJudge(spec), spec.Orders()
 	}
-	if cfg.Budget > 0 && ps == nil {
-		// The budget inside a long execution too. Not for a stored job:
-		// a branch cut there would be stored as one out of budget, and a
-		// resumed run could then never be verified; a stored job stops
-		// between interleavings, and resumes whole.
-		opt.Expired = func() bool { return now() >= cfg.Budget }
-	}
+	// The budget and an interrupt inside a long execution too (between
+	// interleavings, OnBranch and the context see to them): the
+	// execution is abandoned (dpor.Options.Expired); a stored job's
+	// store keeps its last commit, from which a resume explores it again
+	// (persister.commitCut).
+	opt.Expired = func() bool { return cfg.Budget > 0 && now() >= cfg.Budget || ctx.Err() != nil }
 	opt.OnBranch = func(b *dpor.Branch) dpor.Stop {
 		if cfg.Budget > 0 && now() >= cfg.Budget {
 			cancel(errBudget)

@@ -149,12 +149,15 @@ type persister struct {
 	ppset   []string // DescribePPs, once
 	spec    []byte   // Persist.Spec encoded (nil without one)
 	// Pending since the last commit.
-	log      *store.BranchLog
-	races    map[[2]uint64]*race.Candidate
-	lastN    int
-	lastT    time.Time
-	saved    map[[32]byte]bool // checkpoints stored by this process
-	inflight chan error        // the result of the commit in flight
+	log   *store.BranchLog
+	races map[[2]uint64]*race.Candidate
+	lastN int
+	lastT time.Time
+	saved map[[32]byte]bool // checkpoints stored by this process
+	// last is the job record of the last commit (nil before the first):
+	// a cut job's last commit keeps its counters (commitCut).
+	last     *store.Job
+	inflight chan error // the result of the commit in flight
 	stats    store.CommitStats
 	commits  int
 	err      error
@@ -339,6 +342,9 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 	if err := ps.wait(); err != nil {
 		return err
 	}
+	if res != nil && res.Cut {
+		return ps.commitCut(status, res)
+	}
 	j, p := ps.j, ps.p
 	fr := j.x.Frontier()
 	state := j.an.State()
@@ -358,6 +364,8 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 		jb.Complete, jb.Bounded = res.Complete, res.Bounded
 	}
 	c.Job = jb
+	last := *jb
+	ps.last = &last
 	keys := make([][2]uint64, 0, len(ps.races))
 	for k := range ps.races {
 		keys = append(keys, k)
@@ -423,6 +431,52 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 	}
 	if err := ps.write(c, fr, state); err != nil {
 		return err
+	}
+	*p.Run = run
+	return nil
+}
+
+// commitCut is the last commit of a job cut inside an execution at its
+// budget (Result.Cut): the explorer is inside that execution, so the
+// store keeps the frontier, race state and counters of the last commit
+// (a resume explores on from there, as after a crash: the interleavings
+// since then, and their races, are explored again, not stored twice),
+// and records the job's end: its status and the time it spent.
+func (ps *persister) commitCut(status store.Status, res *Result) error {
+	p := ps.p
+	jb := &store.Job{Run: p.Run.ID, ID: p.Job, PPSet: ps.ppset, Spec: ps.spec, Semantics: kernel.Semantics, Lineup: linearize.Revision}
+	if ps.last != nil {
+		l := *ps.last
+		jb = &l
+	}
+	jb.Status, jb.Commits, jb.Elapsed, jb.Complete = status, ps.commits, int64(ps.j.now()), false
+	why := "the time budget ran out"
+	if res.Stopped == dpor.StopCanceled {
+		why = "it was interrupted"
+	}
+	message := fmt.Sprintf("%s after %d interleavings stored; %s inside the next execution, which a resume explores again",
+		res.Stopped, jb.Executed, why)
+	c := &store.Commit{Job: jb, Flush: true}
+	if res.BugBranch != nil {
+		tr, bug := ps.bugRecords(res)
+		c.Traces, c.Bugs = []*store.TraceRecord{tr}, []*store.BugRecord{bug}
+	}
+	run := *p.Run
+	run.Status, run.Message = status, message
+	c.Run = &run
+	if p.Attach != nil {
+		p.Attach(c, res)
+	}
+	ps.log = &store.BranchLog{}
+	clear(ps.races)
+	stats, err := p.Store.CommitWithStats(c)
+	if err != nil {
+		return err
+	}
+	ps.commits++
+	addStats(&ps.stats, stats)
+	if p.OnCommit != nil {
+		p.OnCommit(stats)
 	}
 	*p.Run = run
 	return nil

@@ -222,3 +222,154 @@ func TestEstimatorStateBeforeModel(t *testing.T) {
 		t.Errorf("decoded %+v", st)
 	}
 }
+
+// TestCutJobResumes: a stored job whose time budget runs out inside an
+// execution stops there (Result.Cut) instead of running the execution to
+// its end, and the store keeps its last commit: a resume explores on from
+// there, the cut execution again, and ends exactly as an uninterrupted
+// job (every interleaving, none out of budget, verified, the same race
+// candidates). Stored as an execution out of budget instead, the cut one
+// would never be explored and the resumed job could not be verified.
+// late_write(200) under every-access PPs: executions of about 200 steps,
+// with the budget asked every 32 (dpor.ExpiredEvery lowered); the clock
+// counts its own calls, so where the budget runs out is deterministic.
+func TestCutJobResumes(t *testing.T) {
+	defer func(e int) { dpor.ExpiredEvery = e }(dpor.ExpiredEvery)
+	dpor.ExpiredEvery = 32
+	f, img := image(t, "posix/late_write")
+	base := Config{Image: img, Spec: Spec{Kernel: kernel.Config{Args: []string{"late_write", "200"}, EveryAccess: true}}}
+	base.Program = f.Path()
+	ticks := 0
+	clock := func() time.Duration { ticks++; return time.Duration(ticks) * time.Microsecond }
+	cfg := base
+	cfg.Now = clock
+	want, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !want.Verified || want.Executed < 100 {
+		t.Fatalf("uninterrupted: verified %v after %d executions", want.Verified, want.Executed)
+	}
+	full := ticks
+
+	// A budget from half the run's clock on that runs out inside an
+	// execution (most run out at an execution's end: the clock ticks
+	// there too), each tried in a store of its own.
+	var st *store.Store
+	var run *store.Run
+	var cut *Result
+	for b := full / 2; cut == nil || !cut.Cut; b += 7 {
+		if b >= full {
+			t.Fatalf("no budget from %d to %d ticks runs out inside an execution", full/2, full)
+		}
+		if st != nil {
+			st.Close()
+		}
+		if st, err = store.Open(t.TempDir(), store.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		run = storedRun(t, st, base)
+		ticks = 0
+		cfg = base
+		cfg.Now, cfg.Budget = clock, time.Duration(b)*time.Microsecond
+		cfg.Persist = &Persist{Store: st, Run: run, Every: 25, Interval: time.Hour}
+		if cut, err = Run(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		if cut.Stopped != dpor.StopBudget || cut.Budgeted != 0 || cut.Executed >= want.Executed {
+			t.Fatalf("budget %d of %d ticks: cut %v, stopped %q, %d budgeted, %d of %d executions", b, full,
+				cut.Cut, cut.Stopped, cut.Budgeted, cut.Executed, want.Executed)
+		}
+	}
+	defer st.Close()
+	jb, err := st.Job(run.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jb.Status != store.StatusBudget || jb.Executed > cut.Executed || jb.Executed < 25 || jb.Executed%25 != 0 || jb.Budgeted != 0 {
+		t.Fatalf("stored job after the cut: %+v (the cut run had %d executions)", jb, cut.Executed)
+	}
+
+	cfg = base
+	cfg.Persist = &Persist{Store: st, Run: run, Resume: true, Every: 25, Interval: time.Hour}
+	got, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Cut || got.Budgeted != 0 || !got.Verified || got.Executed != want.Executed || got.Interleavings != want.Interleavings ||
+		got.Transitions != want.Transitions {
+		t.Errorf("resumed: cut %v, %d budgeted, verified %v, %d/%d executions, %d transitions; uninterrupted %d/%d, %d",
+			got.Cut, got.Budgeted, got.Verified, got.Interleavings, got.Executed, got.Transitions,
+			want.Interleavings, want.Executed, want.Transitions)
+	}
+	if !slices.Equal(raceSummary(got), raceSummary(want)) {
+		t.Errorf("race candidates differ:\nresumed %v\nuninterrupted %v", raceSummary(got), raceSummary(want))
+	}
+}
+
+// TestInterruptCutsStoredJob: an interrupt (the context canceled) inside
+// a long execution stops a stored job there too, with the store at its
+// last commit (status stopped), and a resume ends as an uninterrupted job.
+// Without the cut, the job would finish the execution first: minutes, on
+// an execution of millions of steps.
+func TestInterruptCutsStoredJob(t *testing.T) {
+	defer func(e int) { dpor.ExpiredEvery = e }(dpor.ExpiredEvery)
+	dpor.ExpiredEvery = 32
+	f, img := image(t, "posix/late_write")
+	base := Config{Image: img, Spec: Spec{Kernel: kernel.Config{Args: []string{"late_write", "200"}, EveryAccess: true}}}
+	base.Program = f.Path()
+	want, err := Run(context.Background(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The clock cancels the context at its at-th call, from the 1,000th
+	// on until that falls inside an execution (the clock ticks at every
+	// step, and at each execution's end), each try in a store of its own.
+	var st *store.Store
+	var run *store.Run
+	var cut *Result
+	for at := 1000; cut == nil || !cut.Cut; at += 7 {
+		if at > 5000 {
+			t.Fatal("no interrupt from the 1,000th to the 5,000th tick fell inside an execution")
+		}
+		if st != nil {
+			st.Close()
+		}
+		if st, err = store.Open(t.TempDir(), store.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		run = storedRun(t, st, base)
+		ctx, cancel := context.WithCancel(context.Background())
+		ticks := 0
+		cfg := base
+		cfg.Now = func() time.Duration {
+			if ticks++; ticks == at {
+				cancel()
+			}
+			return time.Duration(ticks) * time.Microsecond
+		}
+		cfg.Persist = &Persist{Store: st, Run: run, Every: 5, Interval: time.Hour}
+		cut, err = Run(ctx, cfg)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cut.Stopped != dpor.StopCanceled || cut.Budgeted != 0 {
+			t.Fatalf("interrupted at tick %d: cut %v, stopped %q, %d budgeted after %d executions", at, cut.Cut, cut.Stopped, cut.Budgeted, cut.Executed)
+		}
+	}
+	defer st.Close()
+	if jb, err := st.Job(run.ID, 1); err != nil || jb.Status != store.StatusStopped || jb.Executed > cut.Executed {
+		t.Fatalf("stored job after the interrupt: %+v, %v", jb, err)
+	}
+	cfg := base
+	cfg.Persist = &Persist{Store: st, Run: run, Resume: true, Every: 5, Interval: time.Hour}
+	got, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Cut || !got.Verified || got.Executed != want.Executed || got.Transitions != want.Transitions {
+		t.Errorf("resumed: cut %v, verified %v, %d executions, %d transitions; uninterrupted %d, %d",
+			got.Cut, got.Verified, got.Executed, got.Transitions, want.Executed, want.Transitions)
+	}
+}
