@@ -528,6 +528,104 @@ func (c *CPU) exec(code *codePage, codeVPN, pc, budget uint64, skipBrk, fast boo
 					*reg(x, b.Rd) = t + uint64(b.Imm)
 					p = unsafe.Add(p, instSize)
 				}
+			// An add, then the branch that ends the block (its result
+			// written first: the branch may read it).
+			case fuseADDIxBEQ:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) + uint64(in.Imm)
+				if b := partner(p, pend); b != nil {
+					next = pcAt(vbase, base, unsafe.Add(p, instSize))
+					if *reg(x, b.Rs1) == *reg(x, b.Rs2) {
+						next += uint64(b.Imm)
+					} else {
+						next += 4
+					}
+					pc = next
+					goto next
+				}
+			case fuseADDIxBNE:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) + uint64(in.Imm)
+				if b := partner(p, pend); b != nil {
+					next = pcAt(vbase, base, unsafe.Add(p, instSize))
+					if *reg(x, b.Rs1) != *reg(x, b.Rs2) {
+						next += uint64(b.Imm)
+					} else {
+						next += 4
+					}
+					pc = next
+					goto next
+				}
+			case fuseADDIxBLT:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) + uint64(in.Imm)
+				if b := partner(p, pend); b != nil {
+					next = pcAt(vbase, base, unsafe.Add(p, instSize))
+					if int64(*reg(x, b.Rs1)) < int64(*reg(x, b.Rs2)) {
+						next += uint64(b.Imm)
+					} else {
+						next += 4
+					}
+					pc = next
+					goto next
+				}
+			case fuseADDIxBGE:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) + uint64(in.Imm)
+				if b := partner(p, pend); b != nil {
+					next = pcAt(vbase, base, unsafe.Add(p, instSize))
+					if int64(*reg(x, b.Rs1)) >= int64(*reg(x, b.Rs2)) {
+						next += uint64(b.Imm)
+					} else {
+						next += 4
+					}
+					pc = next
+					goto next
+				}
+			case fuseADDIxBLTU:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) + uint64(in.Imm)
+				if b := partner(p, pend); b != nil {
+					next = pcAt(vbase, base, unsafe.Add(p, instSize))
+					if *reg(x, b.Rs1) < *reg(x, b.Rs2) {
+						next += uint64(b.Imm)
+					} else {
+						next += 4
+					}
+					pc = next
+					goto next
+				}
+			case fuseADDIxBGEU:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) + uint64(in.Imm)
+				if b := partner(p, pend); b != nil {
+					next = pcAt(vbase, base, unsafe.Add(p, instSize))
+					if *reg(x, b.Rs1) >= *reg(x, b.Rs2) {
+						next += uint64(b.Imm)
+					} else {
+						next += 4
+					}
+					pc = next
+					goto next
+				}
+			case fuseADDxBEQ:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) + *reg(x, in.Rs2)
+				if b := partner(p, pend); b != nil {
+					next = pcAt(vbase, base, unsafe.Add(p, instSize))
+					if *reg(x, b.Rs1) == *reg(x, b.Rs2) {
+						next += uint64(b.Imm)
+					} else {
+						next += 4
+					}
+					pc = next
+					goto next
+				}
+			case fuseADDxBNE:
+				*reg(x, in.Rd) = *reg(x, in.Rs1) + *reg(x, in.Rs2)
+				if b := partner(p, pend); b != nil {
+					next = pcAt(vbase, base, unsafe.Add(p, instSize))
+					if *reg(x, b.Rs1) != *reg(x, b.Rs2) {
+						next += uint64(b.Imm)
+					} else {
+						next += 4
+					}
+					pc = next
+					goto next
+				}
 
 			case OpFENCE:
 				// Sequentially consistent, single-issue: nothing to do but

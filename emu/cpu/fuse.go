@@ -16,8 +16,9 @@ import "unsafe"
 // fixtures' binaries; see BENCHMARKS.md): a 32-bit constant (lui+addi,
 // lui+addiw), zero and sign extension (slli+srli, slli+srai), a scaled
 // index or a shifted operand (slli/srli then add, sub, xor, or, and), a
-// bit-field extract (srli+andi), a multiply-accumulate (mul+add), and
-// address arithmetic (addi then add, addi).
+// bit-field extract (srli+andi), a multiply-accumulate (mul+add),
+// address arithmetic (addi then add, addi), and an add and the
+// conditional branch after it (a loop's counter and test).
 //
 // Fusion changes nothing a program or a test can see:
 //   - the pair's first instruction keeps its Op; only its dispatch code
@@ -52,6 +53,14 @@ const (
 	fuseMULxADD
 	fuseADDIxADD
 	fuseADDIxADDI
+	fuseADDIxBEQ
+	fuseADDIxBNE
+	fuseADDIxBLT
+	fuseADDIxBGE
+	fuseADDIxBLTU
+	fuseADDIxBGEU
+	fuseADDxBEQ
+	fuseADDxBNE
 	fuseEnd
 )
 
@@ -61,6 +70,11 @@ func fusedWith(a, b *Inst) Op {
 	if a.Rd == regDiscard {
 		return a.Op
 	}
+	// An add followed by a conditional branch (a loop's counter and its
+	// test, or the last add of a block and the branch that ends it)
+	// fuses whether or not the branch reads the sum: the pair saves the
+	// branch's dispatch. A branch whose offset is not a multiple of 4
+	// is step's (setDispatch) and fuses with nothing.
 	// b reads a's result as its first operand (b1), as one of its two
 	// operands of a commutative operation (either), or as the subtrahend
 	// (sub: rs1 - rs2 with rs2 = a.Rd).
@@ -117,6 +131,15 @@ func fusedWith(a, b *Inst) Op {
 			return fuseADDIxADD
 		case b.Op == OpADDI && b1:
 			return fuseADDIxADDI
+		case b.Op >= OpBEQ && b.Op <= OpBGEU && b.Imm&3 == 0:
+			return fuseADDIxBEQ + (b.Op - OpBEQ)
+		}
+	case OpADD:
+		switch {
+		case b.Op == OpBEQ && b.Imm&3 == 0:
+			return fuseADDxBEQ
+		case b.Op == OpBNE && b.Imm&3 == 0:
+			return fuseADDxBNE
 		}
 	}
 	return a.Op

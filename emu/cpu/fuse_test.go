@@ -17,6 +17,16 @@ func encI(imm int32, rs1, f3, rd, opc uint32) uint32 {
 	return uint32(imm)&0xfff<<20 | rs1<<15 | f3<<12 | rd<<7 | opc
 }
 
+// encB encodes a conditional branch (funct3 f3) at instruction index
+// here to index to.
+func encB(f3, rs1, rs2 uint32, here, to int) uint32 {
+	imm := uint32(int32(4 * (to - here)))
+	return (imm>>12&1)<<31 | (imm>>5&0x3f)<<25 | rs2<<20 | rs1<<15 | f3<<12 | (imm>>1&0xf)<<8 | (imm>>11&1)<<7 | 0x63
+}
+
+// branchF3 are the branches' funct3.
+var branchF3 = map[Op]uint32{OpBEQ: 0, OpBNE: 1, OpBLT: 4, OpBGE: 5, OpBLTU: 6, OpBGEU: 7}
+
 // pairOps are the instructions fusedWith knows, as encoders of
 // (rd, rs1, rs2, a random source).
 var pairOps = map[Op]func(rd, rs1, rs2 uint32, r *rand.Rand) uint32{
@@ -41,6 +51,8 @@ var fusedPairs = [fuseEnd - opCount][2]Op{
 	{OpSLLI, OpADD}, {OpSLLI, OpSUB}, {OpSLLI, OpXOR}, {OpSLLI, OpOR}, {OpSLLI, OpAND},
 	{OpSRLI, OpADD}, {OpSRLI, OpSUB}, {OpSRLI, OpXOR}, {OpSRLI, OpOR}, {OpSRLI, OpAND}, {OpSRLI, OpANDI},
 	{OpMUL, OpADD}, {OpADDI, OpADD}, {OpADDI, OpADDI},
+	{OpADDI, OpBEQ}, {OpADDI, OpBNE}, {OpADDI, OpBLT}, {OpADDI, OpBGE}, {OpADDI, OpBLTU}, {OpADDI, OpBGEU},
+	{OpADD, OpBEQ}, {OpADD, OpBNE},
 }
 
 // TestFusedPairsMatchReference runs random straight lines of the fused
@@ -86,8 +98,15 @@ func TestFusedPairsMatchReference(t *testing.T) {
 			case 2:
 				rs1, rs2 = rd, rd
 			}
-			prog = append(prog, pairOps[p[0]](rd, reg(), reg(), r), pairOps[p[1]](reg(), rs1, rs2, r))
+			prog = append(prog, pairOps[p[0]](rd, reg(), reg(), r))
+			if f3, ok := branchF3[p[1]]; ok {
+				// Anywhere in the line, or out of it to the jump back.
+				prog = append(prog, encB(f3, rs1, rs2, len(prog), r.Intn(1001)))
+			} else {
+				prog = append(prog, pairOps[p[1]](reg(), rs1, rs2, r))
+			}
 		}
+		prog = prog[:1000] // the jump back at 1000 is a branch's farthest target
 		// jal x0 back to the start.
 		imm := uint32(-int32(4*len(prog))) & 0x1fffff
 		prog = append(prog, (imm>>20&1)<<31|(imm>>1&0x3ff)<<21|(imm>>11&1)<<20|(imm>>12&0xff)<<12|0x6f)
@@ -172,6 +191,10 @@ func TestFusedWith(t *testing.T) {
 		{0x000125b7, 0x29058593, fuseLUIxADDI},  // lui a1,18; addi a1,a1,656
 		{0x000125b7, 0x2905859b, fuseLUIxADDIW}, // lui a1,18; addiw a1,a1,656
 		{0x000125b7, 0x29050593, OpLUI},         // lui a1,18; addi a1,a0,656
+		{0x00158593, 0xfee59ce3, fuseADDIxBNE},  // addi a1,a1,1; bne a1,a4,-8
+		{0x00a78533, 0x04e58463, fuseADDxBEQ},   // add a0,a5,a0; beq a1,a4,+72
+		{0x00158593, 0x00e59163, OpADDI},        // addi a1,a1,1; bne a1,a4,+2: a misaligned target is step's
+		{0x00a78533, 0x00e5c463, OpADD},         // add a0,a5,a0; blt a1,a4,+8: add fuses with beq and bne only
 	} {
 		a, b := Decode(c.a), Decode(c.b)
 		if got := fusedWith(&a, &b); got != c.want {
