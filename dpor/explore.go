@@ -208,9 +208,9 @@ type Result struct {
 	Depth int
 	// Cut: Options.Expired ended the exploration inside an execution
 	// (Stopped is StopBudget, or StopCanceled when the context was
-	// canceled by then): that execution
-	// is not counted, the counts are those of the executions before it,
-	// and the Explorer, left inside it, has no Frontier.
+	// canceled by then): that execution is not counted, the counts are
+	// those of the executions before it, and the Explorer, left inside
+	// it, has no Frontier.
 	Cut bool
 }
 

@@ -83,10 +83,9 @@ func TestCheckerLimitStops(t *testing.T) {
 
 // TestExpiredCutAbandons: Options.Expired is asked every ExpiredEvery
 // steps of a branch, and the branch it cuts is not one at all: Run
-// returns at once with Result.Cut, the
-// counts of the branches before it (here one complete branch of the
-// program, then the long one cut at the second question), no OnBranch
-// for it, and no Frontier; a second Run refuses.
+// returns at once with Result.Cut, the counts of the branches before it
+// (here one complete branch, then the second cut at its first question),
+// no OnBranch for it, and no Frontier; a second Run refuses.
 func TestExpiredCutAbandons(t *testing.T) {
 	long := make([]op, 3*ExpiredEvery)
 	for i := range long {

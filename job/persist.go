@@ -444,6 +444,20 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 // and records the job's end: its status and the time it spent.
 func (ps *persister) commitCut(status store.Status, res *Result) error {
 	p := ps.p
+	if ps.last == nil {
+		// No commit in this process: the job's record in the store is
+		// the last commit's (a resumed job's, from the run it resumes),
+		// or none yet.
+		switch stored, err := p.Store.Job(p.Run.ID, p.Job); {
+		case err == nil:
+			ps.last = stored
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+	}
+	if ps.ppset == nil {
+		ps.ppset = DescribePPs(ps.j.k, ps.j.cfg)
+	}
 	jb := &store.Job{Run: p.Run.ID, ID: p.Job, PPSet: ps.ppset, Spec: ps.spec, Semantics: kernel.Semantics, Lineup: linearize.Revision}
 	if ps.last != nil {
 		l := *ps.last

@@ -290,6 +290,40 @@ func TestCutJobResumes(t *testing.T) {
 		t.Fatalf("stored job after the cut: %+v (the cut run had %d executions)", jb, cut.Executed)
 	}
 
+	// Resumed with small budgets until one cuts the resumed job before
+	// its first commit: its record must keep the stored counters (the
+	// run it resumes committed them), not start from zero.
+	for b := 5; ; b += 5 {
+		if b > 2000 {
+			t.Fatal("no small budget cut the resumed job")
+		}
+		before, err := st.Job(run.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ticks = 0
+		cfg = base
+		cfg.Now, cfg.Budget = clock, time.Duration(b)*time.Microsecond
+		commits := 0
+		cfg.Persist = &Persist{Store: st, Run: run, Resume: true, Every: 25, Interval: time.Hour,
+			OnCommit: func(store.CommitStats) { commits++ }}
+		again, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !again.Cut || commits != 1 {
+			continue // ended between executions, or committed on the way
+		}
+		after, err := st.Job(run.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Executed != before.Executed || after.Interleavings != before.Interleavings || after.Executed == 0 {
+			t.Fatalf("a resumed job cut before its first commit stored %+v; before it %+v", after, before)
+		}
+		break
+	}
+
 	cfg = base
 	cfg.Persist = &Persist{Store: st, Run: run, Resume: true, Every: 25, Interval: time.Hour}
 	got, err := Run(context.Background(), cfg)
