@@ -14,6 +14,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"landslide/emu/mem"
 	"landslide/fixtures"
 	"landslide/internal/gctune"
 )
@@ -32,6 +33,9 @@ func TestMain(m *testing.M) {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	gctune.Tune() // the in-process commands' collector, as Main sets it
+	// Memory a search released is poisoned before reuse: a state that
+	// still reached it would fail the tests.
+	mem.PoisonReleased = true
 	// Explorations record themselves in the store: keep the tests' out
 	// of the source tree.
 	dir, err := os.MkdirTemp("", "landslide-cli-test-")

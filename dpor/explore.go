@@ -678,7 +678,14 @@ func (x *Explorer) backtrack(d int) error {
 		return err
 	}
 	x.est.Backtrack(d)
+	x.m.Restore(snap)
+	// Now that the machine is at node d, nothing will use the deeper
+	// nodes' states again: the machine may reuse what only they reached.
+	rel, _ := x.m.(record.Releaser)
 	for i := d + 1; i < len(x.nodes); i++ {
+		if s := x.nodes[i].snap; s != nil && rel != nil {
+			rel.Release(s)
+		}
 		x.nodes[i] = node{} // drop the snapshots
 	}
 	x.nodes = x.nodes[:d+1]
@@ -686,7 +693,6 @@ func (x *Explorer) backtrack(d int) error {
 	x.choices = x.choices[:d]
 	x.preempted = x.preempted[:d]
 	x.an.truncate(d)
-	x.m.Restore(snap)
 	x.lastDiv = d
 	x.lastStamp = x.opt.Now()
 	x.est.AddTime(x.lastStamp - t0)

@@ -407,7 +407,10 @@ func (ps *persister) commit(status store.Status, message string, res *Result, as
 			}
 			rec := &store.CheckpointRecord{Machine: ps.machine, Prefix: h, Depth: d, State: kc.State}
 			for _, pg := range kc.Pages {
-				rec.Pages = append(rec.Pages, store.PageRecord{Addr: pg.Addr, Data: pg.Data})
+				// A copy: the commit may be written in the background,
+				// after the search released the node's snapshot, whose
+				// pages are then reused (emu/mem M5).
+				rec.Pages = append(rec.Pages, store.PageRecord{Addr: pg.Addr, Data: slices.Clone(pg.Data)})
 			}
 			c.Checkpoints = append(c.Checkpoints, rec)
 			ps.saved[h] = true

@@ -714,6 +714,14 @@ func (k *Kernel) Snapshot() record.Snapshot {
 	return sn
 }
 
+// Release implements record.Releaser: the snapshot's memory pages and
+// nodes that only it reached are recycled (emu/mem M5).
+func (k *Kernel) Release(s record.Snapshot) {
+	if sn, ok := s.(*snapshot); ok {
+		k.mem.Release(sn.mem)
+	}
+}
+
 // Restore implements record.Machine.
 func (k *Kernel) Restore(s record.Snapshot) {
 	sn := s.(*snapshot)

@@ -396,6 +396,15 @@ type Machine interface {
 	Restore(Snapshot)
 }
 
+// Releaser is an optional interface of a Machine: Release(s) declares
+// that s, the snapshots taken after it of states made from it, and those
+// states (the current one too) will never be used again, so that the
+// machine may reuse what only they reached. A search calls it for the
+// nodes it pops, after restoring an ancestor.
+type Releaser interface {
+	Release(Snapshot)
+}
+
 // ScratchStepper is an optional interface of a Machine: StepScratch is
 // Step for a caller that reads the transition only until its next call
 // of Step or StepScratch (a re-run that wants what a transition touched):

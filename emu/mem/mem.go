@@ -24,10 +24,17 @@
 //	M4. At Restore, what the current epoch allocated is garbage: by M1
 //	    only the old root reached it, and Restore replaces the root. So
 //	    Restore recycles it, unless a Snapshot was taken in the epoch
-//	    (then the snapshot holds it, and the list was dropped). Optimal
-//	    DPOR's re-runs and every leaf of a search write pages after the
-//	    last snapshot: without recycling, copying them was a fifth of
-//	    what an exploration allocated.
+//	    (then the snapshot holds the list). Optimal DPOR's re-runs and
+//	    every leaf of a search write pages after the last snapshot:
+//	    without recycling, copying them was a fifth of what an
+//	    exploration allocated.
+//	M5. What an epoch allocated is reachable only from the snapshot that
+//	    ended it and from the states and snapshots made from that one
+//	    (M1). Release(s) declares that none of those will be used again
+//	    (a search pops a node and every node below it, after restoring
+//	    an ancestor): the snapshot's list is then garbage and is
+//	    recycled too. Tests set PoisonReleased to make any later use of
+//	    it fail loudly.
 //
 // Host accesses (ReadBytes, WriteBytes, Read64, ...) ignore permissions: they
 // are for the loader and the kernel. Guest accesses go through the CPU, which
@@ -137,6 +144,9 @@ type Memory struct {
 	// which the next copies are made instead of new allocations.
 	fresh objects
 	free  objects
+	// spare are empty lists (their arrays) Release gave back, for the
+	// next epochs' fresh lists.
+	spare []objects
 }
 
 // objects are pages and nodes of one epoch, or free ones.
@@ -152,7 +162,16 @@ const maxFree = 4096
 // Snapshot is an immutable image of a Memory at one moment.
 type Snapshot struct {
 	root *root
+	// by is the Memory that took it; own is what the epoch it ended
+	// allocated (M5), until Release.
+	by  *Memory
+	own objects
 }
+
+// PoisonReleased makes Release overwrite what it recycles (page bytes
+// with 0xA5, node pointers with nil) before reusing it, so that a state
+// still reaching it misbehaves at once: for tests, which set it.
+var PoisonReleased = false
 
 // Pages returns the number of mapped pages in the snapshot.
 func (s *Snapshot) Pages() int { return s.root.mapped }
@@ -165,21 +184,82 @@ func New() *Memory {
 
 // Snapshot captures the current contents in O(1).
 func (m *Memory) Snapshot() *Snapshot {
-	s := &Snapshot{root: m.root}
+	s := &Snapshot{root: m.root, by: m, own: m.fresh}
 	m.epoch = newEpoch()
 	m.Gen++
-	m.forgetFresh() // the snapshot holds them now
+	// The snapshot holds the epoch's objects now (M5); the next epoch's
+	// lists start in spare buffers a Release gave back, if any.
+	m.fresh = objects{}
+	if n := len(m.spare); n > 0 {
+		m.fresh, m.spare = m.spare[n-1], m.spare[:n-1]
+	}
 	return s
 }
 
 // Restore makes the memory equal to the snapshot in O(1). The snapshot stays
-// valid and may be restored again.
+// valid and may be restored again, until Release.
 func (m *Memory) Restore(s *Snapshot) {
+	if s.root == nil {
+		panic("mem: Restore of a released snapshot")
+	}
 	m.recycleFresh() // M4
 	m.root = s.root
 	m.epoch = newEpoch()
 	m.Gen++
 }
+
+// Release declares that s, every snapshot taken of a state made from s,
+// and every state made from it (the live one included) will never be
+// read again: a search popping a node and the nodes below it, after it
+// restored an ancestor. What the epoch s ended allocated is then garbage
+// (M5) and is recycled. A snapshot another Memory took is left alone.
+// s may not be restored afterwards.
+func (m *Memory) Release(s *Snapshot) {
+	if s.by != m || s.root == nil {
+		return
+	}
+	s.root = nil
+	o := &s.own
+	for _, p := range o.pages {
+		if p.pinned {
+			continue
+		}
+		if PoisonReleased {
+			for i := range p.Data {
+				p.Data[i] = 0xA5
+			}
+		}
+		if len(m.free.pages) < maxFree {
+			m.free.pages = append(m.free.pages, p)
+		}
+	}
+	for _, lf := range o.leaves {
+		if PoisonReleased {
+			*lf = leaf{}
+		}
+		if len(m.free.leaves) < maxFree {
+			m.free.leaves = append(m.free.leaves, lf)
+		}
+	}
+	for _, n := range o.inners {
+		if PoisonReleased {
+			*n = inner{}
+		}
+		if len(m.free.inners) < maxFree {
+			m.free.inners = append(m.free.inners, n)
+		}
+	}
+	clear(o.pages)
+	clear(o.leaves)
+	clear(o.inners)
+	if len(m.spare) < maxSpare {
+		m.spare = append(m.spare, objects{pages: o.pages[:0], leaves: o.leaves[:0], inners: o.inners[:0]})
+	}
+	s.own = objects{}
+}
+
+// maxSpare bounds the spare lists Release gives back.
+const maxSpare = 64
 
 func (m *Memory) forgetFresh() {
 	clear(m.fresh.pages)

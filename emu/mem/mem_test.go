@@ -191,3 +191,116 @@ func BenchmarkSnapshotRestore(b *testing.B) {
 		m.Restore(s)
 	}
 }
+
+// TestReleaseAsASearchDoes runs a search's pattern of snapshots over one
+// memory, against a plain byte array per state: writes, a snapshot per
+// node, transient snapshots of the deepest state restored later (a
+// re-run's end, a probe's), and backtracks that restore a node and then
+// Release every node below it. With PoisonReleased, a page or node a
+// later state still reached after its release would read as 0xA5 or
+// lose its pages: every state's bytes are compared after every
+// backtrack, and the recycled objects are counted.
+func TestReleaseAsASearchDoes(t *testing.T) {
+	defer func(p bool) { PoisonReleased = p }(PoisonReleased)
+	PoisonReleased = true
+	const base, size = 0x40000, 24 * PageSize
+	recycled := 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		m := New()
+		if err := m.Map(base, size, PermR|PermW); err != nil {
+			t.Fatal(err)
+		}
+		live := make([]byte, size)
+		type node struct {
+			s     *Snapshot
+			bytes []byte
+		}
+		stack := []node{{m.Snapshot(), bytes.Clone(live)}}
+		check := func(where string) {
+			got := make([]byte, size)
+			if err := m.ReadBytes(base, got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, live) {
+				t.Fatalf("seed %d, %s: the live state differs from its model", seed, where)
+			}
+			for i, n := range stack {
+				if err := n.s.ReadBytes(base, got); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, n.bytes) {
+					t.Fatalf("seed %d, %s: node %d's snapshot differs from its model", seed, where, i)
+				}
+			}
+		}
+		for op := 0; op < 3000; op++ {
+			switch k := r.IntN(20); {
+			case k < 12: // a write, of one byte or a run across pages
+				a := uint64(r.IntN(size - 64))
+				b := make([]byte, 1+r.IntN(64))
+				for i := range b {
+					b[i] = byte(r.Uint32())
+				}
+				if err := m.WriteBytes(base+a, b); err != nil {
+					t.Fatal(err)
+				}
+				copy(live[a:], b)
+			case k < 16 && len(stack) < 40: // a node
+				stack = append(stack, node{m.Snapshot(), bytes.Clone(live)})
+			case k < 17: // a transient snapshot: away to a node and back
+				end, endBytes := m.Snapshot(), bytes.Clone(live)
+				n := stack[r.IntN(len(stack))]
+				m.Restore(n.s)
+				for i := 0; i < 3; i++ {
+					a := uint64(r.IntN(size))
+					if err := m.WriteBytes(base+a, []byte{byte(i)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				m.Restore(end)
+				live = endBytes
+			default: // a backtrack: restore node d, release those below
+				d := r.IntN(len(stack))
+				m.Restore(stack[d].s)
+				before := len(m.free.pages) + len(m.free.leaves) + len(m.free.inners)
+				for _, n := range stack[d+1:] {
+					m.Release(n.s)
+				}
+				recycled += len(m.free.pages) + len(m.free.leaves) + len(m.free.inners) - before
+				stack = stack[:d+1]
+				live = bytes.Clone(stack[d].bytes)
+				check("after a backtrack")
+			}
+		}
+		check("at the end")
+	}
+	if recycled == 0 {
+		t.Fatal("no release recycled anything: the test compares nothing")
+	}
+	t.Logf("%d objects recycled by releases", recycled)
+}
+
+// TestReleasedSnapshot: a released snapshot cannot be restored, another
+// memory's snapshot is left alone, and releasing twice is harmless.
+func TestReleasedSnapshot(t *testing.T) {
+	m, other := New(), New()
+	if err := m.Map(0x10000, PageSize, PermR|PermW); err != nil {
+		t.Fatal(err)
+	}
+	root := m.Snapshot()
+	m.WriteBytes(0x10000, []byte{1})
+	s := m.Snapshot()
+	m.Restore(root)
+	m.Release(s)
+	m.Release(s)
+	o := other.Snapshot()
+	m.Release(o)
+	other.Restore(o) // still valid
+	defer func() {
+		if recover() == nil {
+			t.Error("restoring a released snapshot did not panic")
+		}
+	}()
+	m.Restore(s)
+}
