@@ -349,6 +349,8 @@ type Kernel struct {
 	// threadFree are copies of threads that no snapshot shares, recycled
 	// by own: Restore drops the live copies made in its epoch here.
 	threadFree []*thread
+	// snapFree are released snapshots (Release), for Snapshot to reuse.
+	snapFree []*snapshot
 	// values, when not nil, makes Access record the value the first access
 	// by each instruction it holds read or wrote (StepValues).
 	values map[uint64]*uint64
@@ -699,6 +701,12 @@ type snapshot struct {
 	pc      uint64
 	instret uint64
 	st      state
+	// epoch is the Kernel's epoch this snapshot ended: the threads copied
+	// in it (gen == epoch) are reachable only from this snapshot and the
+	// states made from it (Release).
+	epoch uint64
+	// released: Release recycled it.
+	released bool
 	// frozen holds a copy of each thread when verifySnapshots is on.
 	frozen []thread
 }
@@ -706,7 +714,15 @@ type snapshot struct {
 // Snapshot implements record.Machine. It must be taken between Steps.
 func (k *Kernel) Snapshot() record.Snapshot {
 	k.copies++ // the copy shares the threads' spin windows (spinAfter)
-	sn := &snapshot{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, instret: k.cpu.Instret, st: k.st.clone()}
+	var buf []*thread
+	var sn *snapshot
+	if n := len(k.snapFree); n > 0 {
+		sn, k.snapFree = k.snapFree[n-1], k.snapFree[:n-1]
+		buf = sn.st.threads
+	} else {
+		sn = new(snapshot)
+	}
+	*sn = snapshot{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, instret: k.cpu.Instret, st: k.st.cloneInto(buf), epoch: k.epoch}
 	k.epoch++ // and the threads themselves (own)
 	if verifySnapshots {
 		sn.frozen = freeze(sn.st.threads)
@@ -715,16 +731,44 @@ func (k *Kernel) Snapshot() record.Snapshot {
 }
 
 // Release implements record.Releaser: the snapshot's memory pages and
-// nodes that only it reached are recycled (emu/mem M5).
+// nodes that only it reached are recycled (emu/mem M5), and so are the
+// threads copied in the epoch it ended (the same argument: a thread whose
+// gen is that epoch is reachable only from this snapshot and the states
+// made from it) and the snapshot itself. With mem.PoisonReleased (tests)
+// the threads are zeroed first.
 func (k *Kernel) Release(s record.Snapshot) {
-	if sn, ok := s.(*snapshot); ok {
-		k.mem.Release(sn.mem)
+	sn, ok := s.(*snapshot)
+	if !ok || sn.released {
+		return
+	}
+	k.mem.Release(sn.mem)
+	for _, t := range sn.st.threads {
+		// (Epoch 0 is no epoch: a checkpoint's snapshot, whose threads
+		// came from elsewhere, has it.)
+		if sn.epoch != 0 && t.gen == sn.epoch && len(k.threadFree) < maxThreadFree {
+			if mem.PoisonReleased {
+				*t = thread{tid: -1}
+			}
+			t.gen = 0 // recycled once
+			k.threadFree = append(k.threadFree, t)
+		}
+	}
+	clear(sn.st.threads)
+	*sn = snapshot{st: state{threads: sn.st.threads[:0]}, released: true}
+	if len(k.snapFree) < maxSnapFree {
+		k.snapFree = append(k.snapFree, sn)
 	}
 }
+
+// maxSnapFree bounds Kernel.snapFree.
+const maxSnapFree = 64
 
 // Restore implements record.Machine.
 func (k *Kernel) Restore(s record.Snapshot) {
 	sn := s.(*snapshot)
+	if sn.released {
+		panic("kernel: Restore of a released snapshot")
+	}
 	if sn.frozen != nil {
 		sn.verify()
 	}
