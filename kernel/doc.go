@@ -59,8 +59,11 @@
 // threads are shared until written: Kernel.own copies a thread the live
 // state writes when a snapshot may share it, and tests check that no
 // snapshot's thread changes, verifySnapshots) and takes an O(1) memory
-// snapshot. What persists across restores (decoded
-// code, breakpoints, configuration) lives in Kernel.
+// snapshot. Release (record.Releaser) recycles what only a snapshot the
+// search is done with reached: its memory's pages and nodes (emu/mem M5),
+// the threads copied in the epoch it ended, the snapshot itself. What
+// persists across restores (decoded code, breakpoints, configuration)
+// lives in Kernel.
 //
 // Guest code is untrusted: every pointer it passes is read through the
 // memory's checked accessors, every count is bounded, and no guest
