@@ -99,7 +99,7 @@ type Page struct {
 	Data  [PageSize]byte
 	epoch uint64
 	// pinned: a cache outside the Memory keys on this page's address
-	// (Pin), so it is never recycled (M4) as another page.
+	// (Pin), so it is never recycled (M4, M5) as another page.
 	pinned bool
 }
 
