@@ -703,8 +703,9 @@ type snapshot struct {
 	st      state
 	// epoch is the Kernel's epoch this snapshot ended: the threads copied
 	// in it (gen == epoch) are reachable only from this snapshot and the
-	// states made from it (Release).
-	epoch uint64
+	// states made from it (Release); copies is Kernel.copies before it,
+	// the made of the spin-window nodes made in that epoch, likewise.
+	epoch, copies uint64
 	// released: Release recycled it.
 	released bool
 	// frozen holds a copy of each thread when verifySnapshots is on.
@@ -713,6 +714,7 @@ type snapshot struct {
 
 // Snapshot implements record.Machine. It must be taken between Steps.
 func (k *Kernel) Snapshot() record.Snapshot {
+	copies := k.copies
 	k.copies++ // the copy shares the threads' spin windows (spinAfter)
 	var buf []*thread
 	var sn *snapshot
@@ -722,7 +724,7 @@ func (k *Kernel) Snapshot() record.Snapshot {
 	} else {
 		sn = new(snapshot)
 	}
-	*sn = snapshot{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, instret: k.cpu.Instret, st: k.st.cloneInto(buf), epoch: k.epoch}
+	*sn = snapshot{mem: k.mem.Snapshot(), regs: k.cpu.X, pc: k.cpu.PC, instret: k.cpu.Instret, st: k.st.cloneInto(buf), epoch: k.epoch, copies: copies}
 	k.epoch++ // and the threads themselves (own)
 	if verifySnapshots {
 		sn.frozen = freeze(sn.st.threads)
@@ -732,16 +734,30 @@ func (k *Kernel) Snapshot() record.Snapshot {
 
 // Release implements record.Releaser: the snapshot's memory pages and
 // nodes that only it reached are recycled (emu/mem M5), and so are the
-// threads copied in the epoch it ended (the same argument: a thread whose
-// gen is that epoch is reachable only from this snapshot and the states
-// made from it) and the snapshot itself. With mem.PoisonReleased (tests)
-// the threads are zeroed first.
+// threads copied and the spin-window nodes made in the epoch it ended
+// (the same argument: they are reachable only from this snapshot and the
+// states made from it) and the snapshot itself. With mem.PoisonReleased
+// (tests) the threads and nodes are zeroed first.
 func (k *Kernel) Release(s record.Snapshot) {
 	sn, ok := s.(*snapshot)
 	if !ok || sn.released {
 		return
 	}
 	k.mem.Release(sn.mem)
+	for _, t := range sn.st.threads {
+		// The window's nodes made in the epoch (the newest: made never
+		// grows along prev); only their nodes, never the slices, which
+		// an older node may share (as releaseSpin).
+		for n := t.spin; sn.epoch != 0 && n != nil && n.made == sn.copies && len(k.spinFree) < maxSpinFree; {
+			prev := n.prev
+			if mem.PoisonReleased {
+				*n = spinNode{depth: -1}
+			}
+			n.made = ^uint64(0) // recycled once
+			k.spinFree = append(k.spinFree, n)
+			n = prev
+		}
+	}
 	for _, t := range sn.st.threads {
 		// (Epoch 0 is no epoch: a checkpoint's snapshot, whose threads
 		// came from elsewhere, has it.)
