@@ -8,9 +8,10 @@ import "unsafe"
 // through exec's switch) and, on a chain of dependent instructions, the
 // store of its result to the register file that the next one loads back.
 // A fused pair runs two adjacent register-only instructions, the second
-// reading the first's result, in one case of exec's switch: one dispatch,
-// and the intermediate value stays in a host register (it is still
-// written to its guest register, which the program may read later).
+// reading the first's result (an add and a branch need not), in one case
+// of exec's switch: one dispatch, and the intermediate value stays in a
+// host register (it is still written to its guest register, which the
+// program may read later).
 //
 // The pairs are common idioms of compiled RISC-V code (counted over the
 // fixtures' binaries; see BENCHMARKS.md): a 32-bit constant (lui+addi,
