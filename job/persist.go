@@ -486,14 +486,8 @@ func (ps *persister) commitCut(status store.Status, res *Result) error {
 	}
 	ps.log = &store.BranchLog{}
 	clear(ps.races)
-	stats, err := p.Store.CommitWithStats(c)
-	if err != nil {
+	if err := ps.put(c); err != nil {
 		return err
-	}
-	ps.commits++
-	addStats(&ps.stats, stats)
-	if p.OnCommit != nil {
-		p.OnCommit(stats)
 	}
 	*p.Run = run
 	return nil
@@ -508,6 +502,11 @@ func (ps *persister) write(c *store.Commit, fr *dpor.Frontier, state race.State)
 	if c.State, err = encode(state); err != nil {
 		return err
 	}
+	return ps.put(c)
+}
+
+// put commits c and counts it.
+func (ps *persister) put(c *store.Commit) error {
 	stats, err := ps.p.Store.CommitWithStats(c)
 	if err != nil {
 		return err
